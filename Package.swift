@@ -1,0 +1,36 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let strictSettings: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "loctrack",
+    products: [
+        .library(name: "LocTrack", targets: ["LocTrack"]),
+        .executable(name: "loctrack", targets: ["loctrack"]),
+    ],
+    targets: [
+        // libgps from Debian's libgps-dev, through a module map and a commented shim.
+        .systemLibrary(
+            name: "CGPS",
+            pkgConfig: "libgps",
+            providers: [.apt(["libgps-dev"])]
+        ),
+        // The library: reader thread, epochs, serial processor, AsyncSequence of fixes.
+        // Only Sources/LocTrack/GPSD imports CGPS.
+        .target(name: "LocTrack", dependencies: ["CGPS"], swiftSettings: strictSettings),
+        // The command line: argument parsing, output formats, signals, exit codes.
+        .target(name: "LocTrackCLI", dependencies: ["LocTrack"], swiftSettings: strictSettings),
+        .executableTarget(name: "loctrack", dependencies: ["LocTrackCLI"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "LocTrackTests",
+            dependencies: ["LocTrack", "LocTrackCLI"],
+            swiftSettings: strictSettings
+        ),
+    ]
+)

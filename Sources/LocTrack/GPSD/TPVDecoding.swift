@@ -1,0 +1,75 @@
+internal import CGPS
+
+/// What one TPV report said, decoded from libgps's `gps_data_t`.
+struct TPVReport: Sendable, Equatable {
+    /// The device path gpsd tagged the report with, or `nil`.
+    let device: String?
+    /// gpsd's mode: 0 not seen, 1 no fix, 2 = 2D, 3 = 3D.
+    let mode: Int
+    /// The fix, when the report has mode ≥ 2, a finite in-range position and a time.
+    let fix: Fix?
+}
+
+extension TPVReport {
+    init(unpacked data: gps_data_t) {
+        let set = data.set
+        let raw = data.fix
+        let device = withUnsafeBytes(of: data.dev.path) { String(decodingCString: $0) }
+        self.device = device.isEmpty ? nil : device
+        self.mode = (set & UInt64(MODE_SET)) != 0 ? Int(raw.mode) : 0
+
+        guard mode >= 2, let fixMode = Fix.Mode(rawValue: min(mode, 3)),
+              (set & UInt64(LATLON_SET)) != 0, (set & UInt64(TIME_SET)) != 0,
+              raw.time.tv_sec != 0,
+              raw.latitude.isFinite, raw.longitude.isFinite,
+              (-90.0...90.0).contains(raw.latitude), (-180.0...180.0).contains(raw.longitude)
+        else {
+            self.fix = nil
+            return
+        }
+        // libgps API 11 (gpsd 3.22) stores ecefpAcc and ecefvAcc in each other's field.
+        let swappedAccuracies = loctrack_gps_api_major() == 11
+        let ecef: Fix.ECEF? = finite(raw.ecef.x).flatMap { x in
+            finite(raw.ecef.y).flatMap { y in
+                finite(raw.ecef.z).map { z in
+                    Fix.ECEF(
+                        x: x, y: y, z: z,
+                        vx: finite(raw.ecef.vx), vy: finite(raw.ecef.vy), vz: finite(raw.ecef.vz),
+                        positionAccuracy: finite(swappedAccuracies ? raw.ecef.vAcc : raw.ecef.pAcc),
+                        velocityAccuracy: finite(swappedAccuracies ? raw.ecef.pAcc : raw.ecef.vAcc))
+                }
+            }
+        }
+        self.fix = Fix(
+            time: Timestamp(seconds: Int64(raw.time.tv_sec), nanoseconds: Int32(raw.time.tv_nsec)),
+            mode: fixMode,
+            status: raw.status >= 2 ? Fix.Status(rawValue: Int(raw.status)) : .gps,
+            device: self.device,
+            latitude: raw.latitude,
+            longitude: raw.longitude,
+            altitudeHAE: finite(raw.altHAE),
+            altitudeMSL: finite(raw.altMSL),
+            horizontalError: finite(raw.eph),
+            longitudeError: finite(raw.epx),
+            latitudeError: finite(raw.epy),
+            verticalError: finite(raw.epv),
+            timeError: finite(raw.ept),
+            sphericalError: finite(raw.sep),
+            speed: finite(raw.speed),
+            track: finite(raw.track),
+            magneticTrack: finite(raw.magnetic_track),
+            magneticVariation: finite(raw.magnetic_var),
+            climb: finite(raw.climb),
+            speedError: finite(raw.eps),
+            trackError: finite(raw.epd),
+            climbError: finite(raw.epc),
+            geoidSeparation: finite(raw.geoid_sep),
+            leapSeconds: data.leap_seconds != 0 ? Int(data.leap_seconds) : nil,
+            ecef: ecef)
+    }
+}
+
+/// libgps marks unknown values as NaN; loctrack says `nil`.
+private func finite(_ value: Double) -> Double? {
+    value.isFinite ? value : nil
+}

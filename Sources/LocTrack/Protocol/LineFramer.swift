@@ -1,0 +1,127 @@
+import Glibc
+
+/// Splits gpsd's byte stream into complete lines without ever spinning on a partial one.
+///
+/// loctrack frames lines itself instead of calling `gps_read`: `gps_read` parses
+/// every line (SKY lines are large and cost most of the time, and most
+/// consumers never look at them), returns -1 forever once a line outgrows its
+/// 20 KB buffer, and cannot hand back the raw `POLL` reply. Each complete line
+/// still goes to libgps's own parser (`gps_unpack`).
+struct LineFramer: ~Copyable {
+    /// Longest line kept. gpsd's longest reports (SKY with 100+ satellites, POLL)
+    /// stay well under this; anything longer is dropped up to its newline.
+    static let maximumLineLength = 65_536
+
+    private var buffer: UnsafeMutableRawBufferPointer
+    private var start = 0
+    private var end = 0
+    private var discardingOverlongLine = false
+    /// Lines dropped because they outgrew ``maximumLineLength``.
+    private(set) var overlongLines = 0
+
+    init() {
+        buffer = .allocate(byteCount: Self.maximumLineLength + 1, alignment: 1)
+    }
+
+    deinit { buffer.deallocate() }
+
+    /// Bytes of an incomplete line waiting for the rest.
+    var pendingByteCount: Int { end - start }
+
+    /// Reads what the non-blocking `socket` has, and calls `line` for every complete
+    /// line with a NUL-terminated, mutable pointer valid only during the call.
+    ///
+    /// - Returns: `.open` after the socket would block, `.endOfFile` when the peer
+    ///   closed it, `.failed(errno)` on a read error.
+    mutating func drain(
+        _ socket: Int32, _ line: (_ text: UnsafeMutablePointer<CChar>, _ length: Int) -> Void
+    ) -> ReadOutcome {
+        while true {
+            if end == buffer.count {
+                compact()
+                if end == buffer.count {  // one line fills the whole buffer
+                    start = 0
+                    end = 0
+                    discardingOverlongLine = true
+                    overlongLines += 1
+                }
+            }
+            let count = retryingInterrupts { read(socket, buffer.baseAddress! + end, buffer.count - end) }
+            if count == 0 { return .endOfFile }
+            if count < 0 {
+                return errno == EAGAIN || errno == EWOULDBLOCK ? .open : .failed(errno)
+            }
+            let scanFrom = end
+            end += count
+            emitLines(scanningFrom: scanFrom, line)
+        }
+    }
+
+    /// Frames bytes already in memory (tests, replays).
+    mutating func append(
+        _ bytes: some Collection<UInt8>, _ line: (_ text: UnsafeMutablePointer<CChar>, _ length: Int) -> Void
+    ) {
+        for byte in bytes {
+            if end == buffer.count {
+                compact()
+                if end == buffer.count {
+                    start = 0
+                    end = 0
+                    discardingOverlongLine = true
+                    overlongLines += 1
+                }
+            }
+            buffer[end] = byte
+            end += 1
+            if byte == 0x0A { emitLines(scanningFrom: end - 1, line) }
+        }
+    }
+
+    private mutating func emitLines(
+        scanningFrom scanStart: Int, _ line: (_ text: UnsafeMutablePointer<CChar>, _ length: Int) -> Void
+    ) {
+        let base = buffer.baseAddress!
+        var cursor = scanStart
+        while cursor < end {
+            guard let found = memchr(base + cursor, 0x0A, end - cursor) else { break }
+            let newline = base.distance(to: UnsafeMutableRawPointer(found))
+            if discardingOverlongLine {
+                discardingOverlongLine = false
+            } else {
+                var length = newline - start
+                if length > 0 && buffer[newline - 1] == 0x0D { length -= 1 }  // tolerate CRLF
+                buffer[start + length] = 0
+                line((base + start).assumingMemoryBound(to: CChar.self), length)
+            }
+            start = newline + 1
+            cursor = start
+        }
+        if start == end {
+            start = 0
+            end = 0
+        }
+    }
+
+    private mutating func compact() {
+        guard start > 0 else { return }
+        let base = buffer.baseAddress!
+        memmove(base, base + start, end - start)
+        end -= start
+        start = 0
+    }
+}
+
+enum ReadOutcome: Equatable {
+    case open
+    case endOfFile
+    case failed(Int32)
+}
+
+/// Retries a system call that failed with EINTR: the one place loctrack does so.
+@inline(__always)
+func retryingInterrupts<Result: SignedInteger>(_ call: () -> Result) -> Result {
+    while true {
+        let result = call()
+        if result >= 0 || errno != EINTR { return result }
+    }
+}

@@ -1,0 +1,43 @@
+/// The `class` of a gpsd JSON report, read from the raw line without parsing it.
+///
+/// gpsd writes `{"class":"TPV",…` with the class first; libgps itself matches
+/// classes by exact text, so a prefix test is as strict as libgps and lets
+/// loctrack skip parsing reports nobody needs (SKY is most of the bytes).
+enum ReportClass: Equatable {
+    case tpv, sky, version, error, device, devices, watch, poll
+    case other
+
+    init(line: UnsafePointer<CChar>, length: Int) {
+        // `{"class":"` is 10 bytes; the class name follows up to the next quote.
+        let prefix: StaticString = "{\"class\":\""
+        let prefixLength = prefix.utf8CodeUnitCount
+        guard length > prefixLength + 1 else {
+            self = .other
+            return
+        }
+        let matchesPrefix = prefix.withUTF8Buffer { expected in
+            (0..<prefixLength).allSatisfy { UInt8(bitPattern: line[$0]) == expected[$0] }
+        }
+        guard matchesPrefix else {
+            self = .other
+            return
+        }
+        var nameEnd = prefixLength
+        while nameEnd < length, line[nameEnd] != 0x22 { nameEnd += 1 }
+        let name = UnsafeRawBufferPointer(start: line + prefixLength, count: nameEnd - prefixLength)
+        switch name.count {
+        case 3:
+            if name.elementsEqual("TPV".utf8) { self = .tpv } else if name.elementsEqual("SKY".utf8) { self = .sky } else { self = .other }
+        case 4:
+            self = name.elementsEqual("POLL".utf8) ? .poll : .other
+        case 5:
+            if name.elementsEqual("ERROR".utf8) { self = .error } else if name.elementsEqual("WATCH".utf8) { self = .watch } else { self = .other }
+        case 6:
+            self = name.elementsEqual("DEVICE".utf8) ? .device : .other
+        case 7:
+            if name.elementsEqual("VERSION".utf8) { self = .version } else if name.elementsEqual("DEVICES".utf8) { self = .devices } else { self = .other }
+        default:
+            self = .other
+        }
+    }
+}

@@ -1,0 +1,104 @@
+import Glibc
+
+/// The reader thread's loop over one gpsd connection: poll, frame, decode, merge.
+final class ReaderSession {
+    enum Outcome {
+        case stopped
+        case failed(LocTrackError)
+    }
+
+    private let connection: GPSDConnection
+    private let sink: @Sendable (ReaderEvent) -> Void
+    private var framer = LineFramer()
+    private var merger = EpochMerger()
+    private var sawBanner = false
+    private var failure: LocTrackError?
+
+    init(connection: GPSDConnection, sink: @escaping @Sendable (ReaderEvent) -> Void) {
+        self.connection = connection
+        self.sink = sink
+    }
+
+    func run(wakeDescriptor: Int32, stopRequested: () -> Bool) -> Outcome {
+        do {
+            try connection.send(GPSDCommand.watch(device: connection.source.device))
+        } catch {
+            return .failed(error)
+        }
+        let bannerDeadline = Monotonic.milliseconds + Int64(ReaderThread.bannerTimeoutMilliseconds)
+        var descriptors = [
+            pollfd(fd: connection.socket, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: wakeDescriptor, events: Int16(POLLIN), revents: 0),
+        ]
+        while true {
+            if stopRequested() { return .stopped }
+            let timeout: Int32
+            if !sawBanner {
+                timeout = Int32(clamping: max(0, bannerDeadline - Monotonic.milliseconds))
+            } else if merger.isHoldingFixes {
+                timeout = ReaderThread.quietFlushMilliseconds
+            } else {
+                timeout = -1  // nothing to do until gpsd speaks or we are woken
+            }
+            descriptors[0].revents = 0
+            descriptors[1].revents = 0
+            let ready = retryingInterrupts { poll(&descriptors, 2, timeout) }
+            if ready < 0 {
+                return .failed(LocTrackError(.connectionLost, source: connection.source, reason: "poll: \(Errno.current)"))
+            }
+            if descriptors[1].revents != 0 { return .stopped }
+            if ready == 0 {
+                if !sawBanner {
+                    return .failed(LocTrackError(
+                        .notGPSD, source: connection.source,
+                        reason: "no VERSION banner within \(ReaderThread.bannerTimeoutMilliseconds / 1000) s"))
+                }
+                flushHeldFixes()
+                continue
+            }
+            let outcome = framer.drain(connection.socket) { line, length in
+                handle(line: line, length: length)
+            }
+            if let failure { return .failed(failure) }
+            switch outcome {
+            case .open:
+                continue
+            case .endOfFile:
+                let reason = sawBanner ? "gpsd closed the connection" : "closed before sending a VERSION banner"
+                return .failed(LocTrackError(sawBanner ? .connectionLost : .notGPSD, source: connection.source, reason: reason))
+            case .failed(let code):
+                return .failed(LocTrackError(.connectionLost, source: connection.source, reason: "\(Errno(code: code))"))
+            }
+        }
+    }
+
+    func flushHeldFixes() {
+        let sink = self.sink
+        merger.flush { sink(.fix($0)) }
+    }
+
+    private func handle(line: UnsafeMutablePointer<CChar>, length: Int) {
+        switch ReportClass(line: line, length: length) {
+        case .tpv:
+            let report = connection.decodeTPV(line: line)
+            let sink = self.sink
+            merger.accept(report) { sink(.fix($0)) }
+        case .version:
+            sawBanner = true
+        case .error:
+            let message = connection.decodeErrorMessage(line: line)
+            failure = LocTrackError(.gpsdError, source: connection.source, reason: message)
+        default:
+            break
+        }
+    }
+}
+
+enum Monotonic {
+    /// Milliseconds on the monotonic clock.
+    static var milliseconds: Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
+    }
+}

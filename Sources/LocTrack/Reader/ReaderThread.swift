@@ -1,0 +1,89 @@
+import Glibc
+import Synchronization
+
+/// The one thread that talks to gpsd.
+///
+/// It connects, sends the `?WATCH`, then blocks in `poll()` on the gpsd socket
+/// and a wake-up eventfd. Each wake-up drains every complete line; a partial
+/// line just waits in the framer (no spinning), and nothing is left buffered
+/// for the next packet. TPVs go through libgps's parser and the epoch merger,
+/// and every result is handed to `sink` in order (a ``SerialProcessor``'s
+/// `submit`, which never blocks).
+///
+/// Stopping: ``stop(flushing:)`` sets a flag and writes to the eventfd; the
+/// thread wakes within a millisecond, closes the watch and the socket, and
+/// sends ``ReaderEvent/ended``.
+final class ReaderThread: Sendable {
+    /// How long a connected peer has to send gpsd's VERSION banner.
+    static let bannerTimeoutMilliseconds: Int32 = 2_000
+    /// How long a held fix (an epoch that may still grow) waits when nothing arrives.
+    static let quietFlushMilliseconds: Int32 = 1_500
+
+    private enum StopRequest: Int { case none = 0, flushing = 1, immediately = 2 }
+
+    let source: GPSDSource
+    private let sink: @Sendable (ReaderEvent) -> Void
+    /// A self-pipe: the thread polls the read end, ``stop(flushing:)`` writes to the other.
+    private let wakeDescriptors: (read: Int32, write: Int32)
+    private let stopRequest = Atomic<Int>(StopRequest.none.rawValue)
+
+    init(source: GPSDSource, sink: @escaping @Sendable (ReaderEvent) -> Void) throws(LocTrackError) {
+        var descriptors: [Int32] = [-1, -1]
+        guard pipe(&descriptors) == 0 else {
+            throw LocTrackError(.cannotConnect, source: source, reason: "pipe: \(Errno.current)")
+        }
+        for descriptor in descriptors {
+            _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
+            _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
+        }
+        self.source = source
+        self.sink = sink
+        self.wakeDescriptors = (descriptors[0], descriptors[1])
+    }
+
+    // The running thread holds a reference, so the pipe outlives every poll() on it.
+    deinit {
+        close(wakeDescriptors.read)
+        close(wakeDescriptors.write)
+    }
+
+    func start() throws(LocTrackError) {
+        // A write to a socket gpsd has closed must fail with EPIPE, not kill the process.
+        signal(SIGPIPE, SIG_IGN)
+        try startDetachedThread { [self] in run() }
+    }
+
+    /// Asks the thread to stop. With `flushing`, fixes it holds (an epoch that
+    /// might still have grown) are delivered first.
+    func stop(flushing: Bool) {
+        let request = flushing ? StopRequest.flushing : .immediately
+        _ = stopRequest.compareExchange(expected: StopRequest.none.rawValue, desired: request.rawValue, ordering: .sequentiallyConsistent)
+        var byte: UInt8 = 1
+        _ = retryingInterrupts { write(wakeDescriptors.write, &byte, 1) }
+    }
+
+    private var requestedStop: StopRequest {
+        StopRequest(rawValue: stopRequest.load(ordering: .sequentiallyConsistent)) ?? .none
+    }
+
+    private func run() {
+        let connection: GPSDConnection
+        do {
+            connection = try GPSDConnection(connectingTo: source)
+        } catch {
+            sink(requestedStop == .none ? .failed(error) : .ended)
+            return
+        }
+        let session = ReaderSession(connection: connection, sink: sink)
+        let outcome = session.run(wakeDescriptor: wakeDescriptors.read, stopRequested: { self.requestedStop != .none })
+        switch outcome {
+        case .stopped:
+            if requestedStop == .flushing { session.flushHeldFixes() }
+            try? connection.send(GPSDCommand.unwatch)
+            sink(.ended)
+        case .failed(let error):
+            session.flushHeldFixes()
+            sink(.failed(error))
+        }
+    }
+}

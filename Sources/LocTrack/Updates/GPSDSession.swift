@@ -1,0 +1,137 @@
+import Synchronization
+
+/// One shared gpsd connection and everyone iterating over its fixes.
+///
+/// The connection opens when the first ``AsyncFixSequence`` iterator starts
+/// and closes after the last one ends (finishes, throws, or its task is
+/// cancelled), so many consumers cost gpsd one client slot. `shared(_:)`
+/// gives every part of a program the same session for the same source.
+public final class GPSDSession: Sendable {
+    public let source: GPSDSource
+    private let state = Mutex(State())
+
+    private struct State {
+        var subscribers: [UInt64: AsyncThrowingStream<Fix, any Error>.Continuation] = [:]
+        var nextSubscriberID: UInt64 = 0
+        var connection: Connection?
+        /// Which connection is current; events from an older one are ignored.
+        var generation: UInt64 = 0
+    }
+
+    /// One reader thread and the serial processor that carries its events to subscribers.
+    private final class Connection: Sendable {
+        let reader: ReaderThread
+        let processor: SerialProcessor<ReaderEvent>
+
+        init(reader: ReaderThread, processor: SerialProcessor<ReaderEvent>) {
+            self.reader = reader
+            self.processor = processor
+        }
+    }
+
+    /// A session of its own (not shared) for `source`.
+    public init(source: GPSDSource = .default) {
+        self.source = source
+    }
+
+    private static let registry = Mutex<[GPSDSource: GPSDSession]>([:])
+
+    /// The process-wide session for `source`: one gpsd connection however many consumers.
+    public static func shared(_ source: GPSDSource = .default) -> GPSDSession {
+        registry.withLock { sessions in
+            if let session = sessions[source] { return session }
+            let session = GPSDSession(source: source)
+            sessions[source] = session
+            return session
+        }
+    }
+
+    /// The live fixes, one per epoch, in order: `for try await fix in session.fixes()`.
+    ///
+    /// - Parameter bufferingPolicy: what this consumer's queue does when it falls
+    ///   behind; `.unbounded` (the default) never drops a fix.
+    public func fixes(bufferingPolicy: FixBufferingPolicy = .unbounded) -> AsyncFixSequence {
+        AsyncFixSequence(session: self, bufferingPolicy: bufferingPolicy)
+    }
+
+    /// Ends every iteration gracefully: fixes already read from gpsd (including
+    /// an epoch still being assembled) are delivered, then the sequences finish
+    /// without error and the connection closes. For SIGINT/SIGTERM handling.
+    public func finish() {
+        let connection = state.withLock { $0.connection }
+        connection?.reader.stop(flushing: true)
+    }
+
+    func subscribe(bufferingPolicy: FixBufferingPolicy) -> AsyncThrowingStream<Fix, any Error> {
+        let (stream, continuation) = AsyncThrowingStream<Fix, any Error>.makeStream(
+            bufferingPolicy: bufferingPolicy.streamPolicy)
+        let (id, startFailure) = state.withLock { state -> (UInt64, LocTrackError?) in
+            let id = state.nextSubscriberID
+            state.nextSubscriberID += 1
+            state.subscribers[id] = continuation
+            guard state.connection == nil else { return (id, nil) }
+            do throws(LocTrackError) {
+                state.generation += 1
+                state.connection = try makeConnection(generation: state.generation)
+                return (id, nil)
+            } catch {
+                state.subscribers[id] = nil
+                return (id, error)
+            }
+        }
+        if let startFailure {
+            continuation.finish(throwing: startFailure)
+            return stream
+        }
+        continuation.onTermination = { [weak self] _ in self?.unsubscribe(id) }
+        return stream
+    }
+
+    private func makeConnection(generation: UInt64) throws(LocTrackError) -> Connection {
+        let processor = SerialProcessor<ReaderEvent> { [weak self] event in
+            self?.deliver(event, from: generation)
+        }
+        let reader = try ReaderThread(source: source) { event in processor.submit(event) }
+        let connection = Connection(reader: reader, processor: processor)
+        try reader.start()
+        return connection
+    }
+
+    private func unsubscribe(_ id: UInt64) {
+        let idle = state.withLock { state -> Connection? in
+            guard state.subscribers.removeValue(forKey: id) != nil, state.subscribers.isEmpty else { return nil }
+            defer { state.connection = nil }
+            return state.connection
+        }
+        guard let idle else { return }
+        idle.reader.stop(flushing: false)
+        idle.processor.cancel()
+    }
+
+    /// Runs on the serial processor's worker, one event at a time, in order.
+    private func deliver(_ event: ReaderEvent, from generation: UInt64) {
+        switch event {
+        case .fix(let fix):
+            let subscribers = state.withLock { state in
+                state.generation == generation ? Array(state.subscribers.values) : []
+            }
+            for subscriber in subscribers { subscriber.yield(fix) }
+        case .failed, .ended:
+            let subscribers = state.withLock { state -> [AsyncThrowingStream<Fix, any Error>.Continuation] in
+                guard state.generation == generation, state.connection != nil else { return [] }
+                defer {
+                    state.subscribers = [:]
+                    state.connection = nil
+                }
+                return Array(state.subscribers.values)
+            }
+            for subscriber in subscribers {
+                if case .failed(let error) = event {
+                    subscriber.finish(throwing: error)
+                } else {
+                    subscriber.finish()
+                }
+            }
+        }
+    }
+}
