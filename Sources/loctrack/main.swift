@@ -1,1 +1,6 @@
-print("x")
+import Glibc
+import LocTrackCLI
+
+CLI.prepareProcess()
+let code = await CLI.run(CommandLine.arguments)
+exit(code.rawValue)

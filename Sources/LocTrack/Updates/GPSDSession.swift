@@ -16,6 +16,9 @@ public final class GPSDSession: Sendable {
         var connection: Connection?
         /// Which connection is current; events from an older one are ignored.
         var generation: UInt64 = 0
+        /// ``finish()`` came while no connection was open (e.g. before the first
+        /// iteration started): the next iteration ends at once.
+        var finishRequested = false
     }
 
     /// One reader thread and the serial processor that carries its events to subscribers.
@@ -57,27 +60,40 @@ public final class GPSDSession: Sendable {
     /// Ends every iteration gracefully: fixes already read from gpsd (including
     /// an epoch still being assembled) are delivered, then the sequences finish
     /// without error and the connection closes. For SIGINT/SIGTERM handling.
+    ///
+    /// If no connection is open yet, the next iteration to start ends at once.
     public func finish() {
-        let connection = state.withLock { $0.connection }
+        let connection = state.withLock { state in
+            if state.connection == nil { state.finishRequested = true }
+            return state.connection
+        }
         connection?.reader.stop(flushing: true)
     }
 
     func subscribe(bufferingPolicy: FixBufferingPolicy) -> AsyncThrowingStream<Fix, any Error> {
         let (stream, continuation) = AsyncThrowingStream<Fix, any Error>.makeStream(
             bufferingPolicy: bufferingPolicy.streamPolicy)
-        let (id, startFailure) = state.withLock { state -> (UInt64, LocTrackError?) in
+        let (id, startFailure, alreadyFinished) = state.withLock { state -> (UInt64, LocTrackError?, Bool) in
             let id = state.nextSubscriberID
+            if state.finishRequested && state.connection == nil {
+                state.finishRequested = false
+                return (id, nil, true)
+            }
             state.nextSubscriberID += 1
             state.subscribers[id] = continuation
-            guard state.connection == nil else { return (id, nil) }
+            guard state.connection == nil else { return (id, nil, false) }
             do throws(LocTrackError) {
                 state.generation += 1
                 state.connection = try makeConnection(generation: state.generation)
-                return (id, nil)
+                return (id, nil, false)
             } catch {
                 state.subscribers[id] = nil
-                return (id, error)
+                return (id, error, false)
             }
+        }
+        if alreadyFinished {
+            continuation.finish()
+            return stream
         }
         if let startFailure {
             continuation.finish(throwing: startFailure)

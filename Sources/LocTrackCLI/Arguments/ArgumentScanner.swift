@@ -1,0 +1,67 @@
+/// Walks the arguments of one command: `--name value`, `--name=value`, `--` and positionals.
+struct ArgumentScanner {
+    enum Argument: Equatable {
+        case option(String)
+        case positional(String)
+    }
+
+    private var remaining: ArraySlice<String>
+    private var pendingValue: String?
+    private var currentOption = ""
+    private var onlyPositionals = false
+    let command: String
+
+    init(_ arguments: ArraySlice<String>, command: String) {
+        self.remaining = arguments
+        self.command = command
+    }
+
+    mutating func next() throws(UsageError) -> Argument? {
+        if let pendingValue {
+            throw UsageError.unexpectedValue(pendingValue, option: currentOption)
+        }
+        guard let argument = remaining.popFirst() else { return nil }
+        if onlyPositionals || argument == "-" || !argument.hasPrefix("-") {
+            return .positional(argument)
+        }
+        if argument == "--" {
+            onlyPositionals = true
+            return try next()
+        }
+        if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
+            currentOption = String(argument[..<equals])
+            pendingValue = String(argument[argument.index(after: equals)...])
+            return .option(currentOption)
+        }
+        currentOption = argument
+        return .option(argument)
+    }
+
+    /// The value of the option just returned by ``next()``.
+    mutating func value(for option: String) throws(UsageError) -> String {
+        if let pendingValue {
+            self.pendingValue = nil
+            return pendingValue
+        }
+        guard let value = remaining.popFirst() else { throw UsageError.missingValue(option: option) }
+        return value
+    }
+
+    mutating func positiveNumber(for option: String, unit: String) throws(UsageError) -> Double {
+        let text = try value(for: option)
+        guard let number = Double(text), number.isFinite, number > 0 else {
+            throw UsageError.invalidValue(text, option: option, expected: "a positive number of \(unit)")
+        }
+        return number
+    }
+
+    mutating func format() throws(UsageError) -> OutputFormat {
+        let text = try value(for: "--format")
+        guard let format = OutputFormat(rawValue: text) else {
+            throw UsageError.invalidValue(
+                text, option: "--format",
+                expected: OutputFormat.allCases.map(\.rawValue).joined(separator: " or "))
+        }
+        return format
+    }
+}

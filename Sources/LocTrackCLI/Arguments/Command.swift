@@ -1,0 +1,132 @@
+public import LocTrack
+
+/// A parsed command line. Parsing is pure: no I/O, no globals, only `throws`.
+public enum Command: Equatable, Sendable {
+    case stream(StreamOptions)
+    case once(OnceOptions)
+    /// `loctrack help [COMMAND]`, `--help`, `-h`: print help for `topic` (nil: overview).
+    case help(topic: HelpTopic)
+    case version
+
+    public struct StreamOptions: Equatable, Sendable {
+        public var minimumAccuracy: Double?
+        public var format: OutputFormat?
+        public var source: GPSDSource = .default
+
+        public init(minimumAccuracy: Double? = nil, format: OutputFormat? = nil, source: GPSDSource = .default) {
+            self.minimumAccuracy = minimumAccuracy
+            self.format = format
+            self.source = source
+        }
+    }
+
+    public struct OnceOptions: Equatable, Sendable {
+        public static let defaultTimeoutSeconds = 30.0
+
+        public var minimumAccuracy: Double?
+        public var timeoutSeconds: Double = defaultTimeoutSeconds
+        public var format: OutputFormat?
+        public var source: GPSDSource = .default
+
+        public init(
+            minimumAccuracy: Double? = nil, timeoutSeconds: Double = defaultTimeoutSeconds,
+            format: OutputFormat? = nil, source: GPSDSource = .default
+        ) {
+            self.minimumAccuracy = minimumAccuracy
+            self.timeoutSeconds = timeoutSeconds
+            self.format = format
+            self.source = source
+        }
+    }
+
+    /// Parses the arguments after the program name.
+    /// - Throws: ``UsageError`` naming the offending argument.
+    public init(arguments: [String]) throws(UsageError) {
+        var remaining = arguments[...]
+        guard let first = remaining.popFirst() else { throw UsageError.missingCommand }
+        switch first {
+        case "stream":
+            self = try Self.parseStream(remaining)
+        case "once":
+            self = try Self.parseOnce(remaining)
+        case "help":
+            guard let name = remaining.popFirst() else {
+                self = .help(topic: .overview)
+                return
+            }
+            if let extra = remaining.first { throw UsageError.unexpectedArgument(extra, command: "help") }
+            guard let topic = HelpTopic(rawValue: name), topic != .overview else { throw UsageError.unknownCommand(name) }
+            self = .help(topic: topic)
+        case "--help", "-h":
+            self = .help(topic: .overview)
+        case "--version", "-V":
+            self = .version
+        default:
+            throw first.hasPrefix("-") ? UsageError.unknownOption(first, command: nil) : UsageError.unknownCommand(first)
+        }
+    }
+
+    private static func parseStream(_ arguments: ArraySlice<String>) throws(UsageError) -> Command {
+        var options = StreamOptions()
+        var sawSource = false
+        var scanner = ArgumentScanner(arguments, command: "stream")
+        while let argument = try scanner.next() {
+            switch argument {
+            case .option("--help"), .option("-h"):
+                return .help(topic: .stream)
+            case .option("--min-accuracy"):
+                options.minimumAccuracy = try scanner.positiveNumber(for: "--min-accuracy", unit: "metres")
+            case .option("--format"):
+                options.format = try scanner.format()
+            case .option(let name):
+                throw UsageError.unknownOption(name, command: "stream")
+            case .positional(let text):
+                guard !sawSource else { throw UsageError.unexpectedArgument(text, command: "stream") }
+                options.source = try source(text)
+                sawSource = true
+            }
+        }
+        return .stream(options)
+    }
+
+    private static func parseOnce(_ arguments: ArraySlice<String>) throws(UsageError) -> Command {
+        var options = OnceOptions()
+        var sawSource = false
+        var scanner = ArgumentScanner(arguments, command: "once")
+        while let argument = try scanner.next() {
+            switch argument {
+            case .option("--help"), .option("-h"):
+                return .help(topic: .once)
+            case .option("--min-accuracy"):
+                options.minimumAccuracy = try scanner.positiveNumber(for: "--min-accuracy", unit: "metres")
+            case .option("--timeout"):
+                options.timeoutSeconds = try scanner.positiveNumber(for: "--timeout", unit: "seconds")
+            case .option("--format"):
+                options.format = try scanner.format()
+            case .option(let name):
+                throw UsageError.unknownOption(name, command: "once")
+            case .positional(let text):
+                guard !sawSource else { throw UsageError.unexpectedArgument(text, command: "once") }
+                options.source = try source(text)
+                sawSource = true
+            }
+        }
+        return .once(options)
+    }
+
+    private static func source(_ text: String) throws(UsageError) -> GPSDSource {
+        do {
+            return try GPSDSource(parsing: text)
+        } catch {
+            throw UsageError.invalidSource(error.reason)
+        }
+    }
+}
+
+/// What `help` can explain.
+public enum HelpTopic: String, Equatable, Sendable {
+    case overview
+    case stream
+    case once
+    case help
+}

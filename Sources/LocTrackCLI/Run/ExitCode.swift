@@ -1,0 +1,17 @@
+/// loctrack's exit codes, from sysexits.h (see docs/exit-codes.md).
+public enum ExitCode: Int32, Sendable {
+    /// Done: `once` printed its fix, or a stream ended by SIGINT/SIGTERM or a closed pipe.
+    case success = 0
+    /// The command line is wrong (EX_USAGE).
+    case usage = 64
+    /// gpsd is unreachable, is not gpsd, refused the watch, or went away (EX_UNAVAILABLE).
+    case unavailable = 69
+    /// Writing the output failed for a reason other than a closed pipe (EX_IOERR).
+    case outputFailed = 74
+    /// `once` found no acceptable fix before `--timeout` (EX_TEMPFAIL).
+    case noFixInTime = 75
+    /// `once` was interrupted by SIGINT before it had a fix (128 + 2, as shells report it).
+    case interrupted = 130
+    /// `once` was stopped by SIGTERM before it had a fix (128 + 15).
+    case terminated = 143
+}

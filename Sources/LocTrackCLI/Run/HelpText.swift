@@ -1,0 +1,70 @@
+enum HelpText {
+    static let version = "loctrack 0.1.0"
+
+    static func text(for topic: HelpTopic) -> String {
+        switch topic {
+        case .overview, .help: overview
+        case .stream: stream
+        case .once: once
+        }
+    }
+
+    static let overview = """
+        loctrack — GPS fixes from gpsd, one per epoch
+
+        Usage:
+          loctrack stream [--min-accuracy METERS] [--format json|text] [SOURCE]
+          loctrack once   [--min-accuracy METERS] [--timeout SECONDS] [--format json|text] [SOURCE]
+          loctrack help [COMMAND]
+          loctrack --version
+
+        Commands:
+          stream   print every fix as it arrives, until interrupted
+          once     wait for one good fix, print it, exit
+
+        SOURCE is [host][:port[:device]] as for gpsd's own clients
+        (default localhost:2947; [::1] for IPv6; empty parts mean the defaults).
+
+        Output is JSON lines (gpsd's TPV field names) when stdout is a pipe or file,
+        readable text on a terminal; --format chooses.
+
+        Exit codes: 0 ok, 64 usage, 69 gpsd unavailable, 74 output failed,
+        75 no fix before --timeout. See 'man loctrack' and docs/.
+
+        """
+
+    static let stream = """
+        Usage: loctrack stream [--min-accuracy METERS] [--format json|text] [SOURCE]
+
+        Prints one line per GPS epoch as gpsd reports it, until SIGINT/SIGTERM
+        (every fix already accepted is written first, then exit 0), until stdout
+        is closed (exit 0), or until gpsd goes away (exit 69).
+
+        Options:
+          --min-accuracy METERS  only fixes whose horizontal error estimate (gpsd's
+                                 eph) is at most METERS; fixes without one are dropped
+          --format json|text     output format (default: text on a terminal, else json)
+          -h, --help             this help
+
+        Example:
+          loctrack stream --min-accuracy 20 | jq .lat
+
+        """
+
+    static let once = """
+        Usage: loctrack once [--min-accuracy METERS] [--timeout SECONDS] [--format json|text] [SOURCE]
+
+        Waits for the first fix that meets the accuracy bar, prints it, exits 0.
+        Exits 75 when none arrives within the timeout, 69 when gpsd is unavailable.
+
+        Options:
+          --min-accuracy METERS  accept only a fix whose eph is at most METERS
+          --timeout SECONDS      give up after SECONDS (default 30)
+          --format json|text     output format (default: text on a terminal, else json)
+          -h, --help             this help
+
+        Example:
+          fix=$(loctrack once --min-accuracy 50 --timeout 60) || echo "no fix"
+
+        """
+}

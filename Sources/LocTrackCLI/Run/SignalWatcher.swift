@@ -1,0 +1,47 @@
+import Glibc
+import Synchronization
+
+/// Turns SIGINT and SIGTERM into a callback on a thread of its own.
+///
+/// ``blockTerminationSignals()`` must run first thing in `main`, before any other
+/// thread exists, so every thread inherits the blocked mask and the signals wait
+/// for `sigwait` here instead of killing the process mid-write.
+enum SignalWatcher {
+    static func blockTerminationSignals() {
+        var signals = terminationSignals
+        pthread_sigmask(SIG_BLOCK, &signals, nil)
+        // A closed stdout or gpsd socket must give EPIPE, not end the process.
+        signal(SIGPIPE, SIG_IGN)
+    }
+
+    /// Calls `handler` with the signal number for each SIGINT/SIGTERM received.
+    static func start(_ handler: @escaping @Sendable (Int32) -> Void) {
+        final class Handler {
+            let call: @Sendable (Int32) -> Void
+            init(_ call: @escaping @Sendable (Int32) -> Void) { self.call = call }
+        }
+        let context = Unmanaged.passRetained(Handler(handler)).toOpaque()
+        var thread = pthread_t()
+        let status = pthread_create(&thread, nil, { context in
+            let handler = Unmanaged<Handler>.fromOpaque(context!).takeRetainedValue()
+            var signals = SignalWatcher.terminationSignals
+            while true {
+                var received: Int32 = 0
+                if sigwait(&signals, &received) == 0 { handler.call(received) }
+            }
+        }, context)
+        if status == 0 {
+            pthread_detach(thread)
+        } else {
+            Unmanaged<Handler>.fromOpaque(context).release()
+        }
+    }
+
+    private static var terminationSignals: sigset_t {
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        sigaddset(&signals, SIGINT)
+        sigaddset(&signals, SIGTERM)
+        return signals
+    }
+}
