@@ -56,8 +56,8 @@ public struct GPSDSource: Sendable, Hashable, CustomStringConvertible {
         if !device.isEmpty && !device.hasPrefix("/") {
             throw invalid("device must be an absolute path such as /dev/ttyUSB0")
         }
-        if host.contains(where: { $0 == " " || $0 == "/" }) {
-            throw invalid("host name contains a space or '/'")
+        if host.contains(where: { $0 == " " || $0 == "/" }) || host.hasPrefix("-") {
+            throw invalid("not a host name")
         }
         self.init(host: host, port: port, device: device)
     }
