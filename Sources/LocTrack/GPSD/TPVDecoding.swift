@@ -27,8 +27,18 @@ extension TPVReport {
             self.fix = nil
             return
         }
-        // libgps API 11 (gpsd 3.22) stores ecefpAcc and ecefvAcc in each other's field.
-        let swappedAccuracies = loctrack_gps_api_major() == 11
+        // libgps API 11 (gpsd 3.22) stores ecefpAcc and ecefvAcc in each other's field,
+        // and velN/velE/velD in relPosN/relPosE/relPosD (velN… stay 0).
+        let isAPI11 = loctrack_gps_api_major() == 11
+        let swappedAccuracies = isAPI11
+        let velocity = isAPI11
+            ? (raw.NED.relPosN, raw.NED.relPosE, raw.NED.relPosD)
+            : (raw.NED.velN, raw.NED.velE, raw.NED.velD)
+        let velocityNED = finite(velocity.0).flatMap { north in
+            finite(velocity.1).flatMap { east in
+                finite(velocity.2).map { down in Fix.VelocityNED(north: north, east: east, down: down) }
+            }
+        }
         let ecef: Fix.ECEF? = finite(raw.ecef.x).flatMap { x in
             finite(raw.ecef.y).flatMap { y in
                 finite(raw.ecef.z).map { z in
@@ -65,7 +75,8 @@ extension TPVReport {
             climbError: finite(raw.epc),
             geoidSeparation: finite(raw.geoid_sep),
             leapSeconds: data.leap_seconds != 0 ? Int(data.leap_seconds) : nil,
-            ecef: ecef)
+            ecef: ecef,
+            velocityNED: velocityNED)
     }
 }
 

@@ -60,6 +60,8 @@ public struct Fix: Sendable, Hashable, Codable {
     public let leapSeconds: Int?
     /// Earth-centred, earth-fixed position and velocity, when the receiver reports them.
     public let ecef: ECEF?
+    /// Velocity as north, east and down components, when the receiver reports them.
+    public let velocityNED: VelocityNED?
 
     public init(
         time: Timestamp, mode: Mode, status: Status = .gps, device: String? = nil,
@@ -69,7 +71,7 @@ public struct Fix: Sendable, Hashable, Codable {
         speed: Double? = nil, track: Double? = nil, magneticTrack: Double? = nil,
         magneticVariation: Double? = nil, climb: Double? = nil, speedError: Double? = nil,
         trackError: Double? = nil, climbError: Double? = nil, geoidSeparation: Double? = nil,
-        leapSeconds: Int? = nil, ecef: ECEF? = nil
+        leapSeconds: Int? = nil, ecef: ECEF? = nil, velocityNED: VelocityNED? = nil
     ) {
         self.time = time
         self.mode = mode
@@ -96,6 +98,7 @@ public struct Fix: Sendable, Hashable, Codable {
         self.geoidSeparation = geoidSeparation
         self.leapSeconds = leapSeconds
         self.ecef = ecef
+        self.velocityNED = velocityNED
     }
 }
 
@@ -137,6 +140,17 @@ extension Fix {
             case 9: "P(Y)"
             default: "status \(rawValue)"
             }
+        }
+    }
+
+    /// Velocity in the local north-east-down frame, metres per second (gpsd's `velN`, `velE`, `velD`).
+    public struct VelocityNED: Sendable, Hashable, Codable {
+        public let north: Double, east: Double, down: Double
+
+        public init(north: Double, east: Double, down: Double) {
+            self.north = north
+            self.east = east
+            self.down = down
         }
     }
 

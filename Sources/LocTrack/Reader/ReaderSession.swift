@@ -95,10 +95,11 @@ final class ReaderSession {
 }
 
 enum Monotonic {
+    private static let origin = ContinuousClock.now
+
     /// Milliseconds on the monotonic clock.
     static var milliseconds: Int64 {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
+        let elapsed = (ContinuousClock.now - origin).components
+        return elapsed.seconds * 1000 + elapsed.attoseconds / 1_000_000_000_000_000
     }
 }

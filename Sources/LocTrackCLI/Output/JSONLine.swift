@@ -40,6 +40,11 @@ enum JSONLine {
             append("ecefpAcc", ecef.positionAccuracy, 2, to: &line)
             append("ecefvAcc", ecef.velocityAccuracy, 2, to: &line)
         }
+        if let velocity = fix.velocityNED {
+            append("velN", velocity.north, 3, to: &line)
+            append("velE", velocity.east, 3, to: &line)
+            append("velD", velocity.down, 3, to: &line)
+        }
         append("geoidSep", fix.geoidSeparation, 3, to: &line)
         append("eph", fix.horizontalError, 3, to: &line)
         append("sep", fix.sphericalError, 3, to: &line)
