@@ -2,5 +2,4 @@ import Glibc
 import LocTrackCLI
 
 CLI.prepareProcess()
-let code = await CLI.run(CommandLine.arguments)
-exit(code.rawValue)
+exit(CLI.runBlocking(CommandLine.arguments).rawValue)

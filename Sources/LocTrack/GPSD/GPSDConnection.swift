@@ -60,6 +60,14 @@ final class GPSDConnection {
         return TPVReport(unpacked: data.pointee)
     }
 
+    /// The `release` of gpsd's `VERSION` banner (NUL-terminated line, parsed in place by libgps).
+    func decodeVersionRelease(line: UnsafeMutablePointer<CChar>) -> String? {
+        data.pointee.set = 0
+        _ = gps_unpack(line, data)
+        guard (data.pointee.set & UInt64(VERSION_SET)) != 0 else { return nil }
+        return withUnsafeBytes(of: data.pointee.version.release) { String(decodingCString: $0) }
+    }
+
     /// The `message` of an `ERROR` report (NUL-terminated line, parsed in place by libgps).
     func decodeErrorMessage(line: UnsafeMutablePointer<CChar>) -> String {
         data.pointee.set = 0

@@ -8,14 +8,16 @@ final class ReaderSession {
     }
 
     private let connection: GPSDConnection
+    private let assembler: FixAssembler
     private let sink: @Sendable (ReaderEvent) -> Void
     private var framer = LineFramer()
-    private var merger = EpochMerger()
-    private var sawBanner = false
     private var failure: LocTrackError?
+    /// Whether gpsd's VERSION banner arrived (a peer that never sends one is not gpsd).
+    private(set) var sawBanner = false
 
-    init(connection: GPSDConnection, sink: @escaping @Sendable (ReaderEvent) -> Void) {
+    init(connection: GPSDConnection, assembler: FixAssembler, sink: @escaping @Sendable (ReaderEvent) -> Void) {
         self.connection = connection
+        self.assembler = assembler
         self.sink = sink
     }
 
@@ -35,7 +37,7 @@ final class ReaderSession {
             let timeout: Int32
             if !sawBanner {
                 timeout = Int32(clamping: max(0, bannerDeadline - Monotonic.milliseconds))
-            } else if merger.isHoldingFixes {
+            } else if assembler.isHoldingFixes {
                 timeout = ReaderThread.quietFlushMilliseconds
             } else {
                 timeout = -1  // nothing to do until gpsd speaks or we are woken
@@ -53,7 +55,7 @@ final class ReaderSession {
                         .notGPSD, source: connection.source,
                         reason: "no VERSION banner within \(ReaderThread.bannerTimeoutMilliseconds / 1000) s"))
                 }
-                flushHeldFixes()
+                assembler.flush()
                 continue
             }
             let outcome = framer.drain(connection.socket) { line, length in
@@ -64,27 +66,22 @@ final class ReaderSession {
             case .open:
                 continue
             case .endOfFile:
-                let reason = sawBanner ? "gpsd closed the connection" : "closed before sending a VERSION banner"
-                return .failed(LocTrackError(sawBanner ? .connectionLost : .notGPSD, source: connection.source, reason: reason))
+                return .failed(sawBanner
+                    ? LocTrackError(.connectionLost, source: connection.source, reason: "gpsd closed the connection")
+                    : LocTrackError(.notGPSD, source: connection.source, reason: "closed before sending a VERSION banner"))
             case .failed(let code):
                 return .failed(LocTrackError(.connectionLost, source: connection.source, reason: "\(Errno(code: code))"))
             }
         }
     }
 
-    func flushHeldFixes() {
-        let sink = self.sink
-        merger.flush { sink(.fix($0)) }
-    }
-
     private func handle(line: UnsafeMutablePointer<CChar>, length: Int) {
         switch ReportClass(line: line, length: length) {
         case .tpv:
-            let report = connection.decodeTPV(line: line)
-            let sink = self.sink
-            merger.accept(report) { sink(.fix($0)) }
+            assembler.accept(connection.decodeTPV(line: line))
         case .version:
             sawBanner = true
+            sink(.status(.connected(connection.source, release: connection.decodeVersionRelease(line: line))))
         case .error:
             let message = connection.decodeErrorMessage(line: line)
             failure = LocTrackError(.gpsdError, source: connection.source, reason: message)

@@ -22,12 +22,16 @@ final class ReaderThread: Sendable {
     private enum StopRequest: Int { case none = 0, flushing = 1, immediately = 2 }
 
     let source: GPSDSource
+    let reconnectPolicy: ReconnectPolicy
     private let sink: @Sendable (ReaderEvent) -> Void
     /// A self-pipe: the thread polls the read end, ``stop(flushing:)`` writes to the other.
     private let wakeDescriptors: (read: Int32, write: Int32)
     private let stopRequest = Atomic<Int>(StopRequest.none.rawValue)
 
-    init(source: GPSDSource, sink: @escaping @Sendable (ReaderEvent) -> Void) throws(LocTrackError) {
+    init(
+        source: GPSDSource, reconnectPolicy: ReconnectPolicy = .never,
+        sink: @escaping @Sendable (ReaderEvent) -> Void
+    ) throws(LocTrackError) {
         var descriptors: [Int32] = [-1, -1]
         guard pipe(&descriptors) == 0 else {
             throw LocTrackError(.cannotConnect, source: source, reason: "pipe: \(Errno.current)")
@@ -37,6 +41,7 @@ final class ReaderThread: Sendable {
             _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
         }
         self.source = source
+        self.reconnectPolicy = reconnectPolicy
         self.sink = sink
         self.wakeDescriptors = (descriptors[0], descriptors[1])
     }
@@ -67,23 +72,76 @@ final class ReaderThread: Sendable {
     }
 
     private func run() {
+        let assembler = FixAssembler(sink: sink)
+        var backoff = Backoff(reconnectPolicy)
+        while true {
+            let error: LocTrackError
+            switch connectAndRead(assembler: assembler) {
+            case .stopped:
+                if requestedStop == .flushing { assembler.flush() }
+                sink(.ended)
+                return
+            case .failed(let failure, let wasServing):
+                error = failure
+                if wasServing { backoff.reset() }
+            }
+            // Whatever was assembled before the failure was accepted: deliver it.
+            assembler.flush()
+            guard reconnectPolicy.enabled, error.isWorthRetrying else {
+                sink(.failed(error))
+                return
+            }
+            let delay = backoff.nextDelayMilliseconds()
+            sink(.status(.waiting(error, retryIn: .milliseconds(delay))))
+            if waitForWakeUp(milliseconds: delay) || requestedStop != .none {
+                if requestedStop == .flushing { assembler.flush() }
+                sink(.ended)
+                return
+            }
+        }
+    }
+
+    private enum ConnectionOutcome {
+        case stopped
+        /// `wasServing`: gpsd had greeted us, so the next outage starts its backoff afresh.
+        case failed(LocTrackError, wasServing: Bool)
+    }
+
+    private func connectAndRead(assembler: FixAssembler) -> ConnectionOutcome {
+        if requestedStop != .none { return .stopped }
         let connection: GPSDConnection
         do {
             connection = try GPSDConnection(connectingTo: source)
         } catch {
-            sink(requestedStop == .none ? .failed(error) : .ended)
-            return
+            return requestedStop == .none ? .failed(error, wasServing: false) : .stopped
         }
-        let session = ReaderSession(connection: connection, sink: sink)
+        let session = ReaderSession(connection: connection, assembler: assembler, sink: sink)
         let outcome = session.run(wakeDescriptor: wakeDescriptors.read, stopRequested: { self.requestedStop != .none })
         switch outcome {
         case .stopped:
-            if requestedStop == .flushing { session.flushHeldFixes() }
             try? connection.send(GPSDCommand.unwatch)
-            sink(.ended)
+            return .stopped
         case .failed(let error):
-            session.flushHeldFixes()
-            sink(.failed(error))
+            return .failed(error, wasServing: session.sawBanner)
         }
+    }
+
+    /// Sleeps up to `milliseconds`; returns true when woken by ``stop(flushing:)``.
+    private func waitForWakeUp(milliseconds: Int32) -> Bool {
+        var descriptor = pollfd(fd: wakeDescriptors.read, events: Int16(POLLIN), revents: 0)
+        let deadline = Monotonic.milliseconds + Int64(milliseconds)
+        while true {
+            let remaining = Int32(clamping: max(0, deadline - Monotonic.milliseconds))
+            let ready = poll(&descriptor, 1, remaining)
+            if ready > 0 { return true }
+            if ready == 0 || errno != EINTR { return false }
+        }
+    }
+}
+
+extension LocTrackError {
+    /// Whether waiting for gpsd might help. An ERROR reply (unknown device) will not go away.
+    var isWorthRetrying: Bool {
+        code == .cannotConnect || code == .connectionLost || code == .notGPSD
     }
 }

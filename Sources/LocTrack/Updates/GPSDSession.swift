@@ -8,6 +8,8 @@ import Synchronization
 /// gives every part of a program the same session for the same source.
 public final class GPSDSession: Sendable {
     public let source: GPSDSource
+    public let reconnectPolicy: ReconnectPolicy
+    private let statusHandler: (@Sendable (GPSDStatus) -> Void)?
     private let state = Mutex(State())
 
     private struct State {
@@ -33,8 +35,18 @@ public final class GPSDSession: Sendable {
     }
 
     /// A session of its own (not shared) for `source`.
-    public init(source: GPSDSource = .default) {
+    ///
+    /// - Parameters:
+    ///   - reconnectPolicy: `.never` (the default) throws connection errors to the
+    ///     iterations; `.automatic` keeps retrying and reports each outage as a status.
+    ///   - statusHandler: called, in order with the fixes, for connections and outages.
+    public init(
+        source: GPSDSource = .default, reconnectPolicy: ReconnectPolicy = .never,
+        statusHandler: (@Sendable (GPSDStatus) -> Void)? = nil
+    ) {
         self.source = source
+        self.reconnectPolicy = reconnectPolicy
+        self.statusHandler = statusHandler
     }
 
     private static let registry = Mutex<[GPSDSource: GPSDSession]>([:])
@@ -107,7 +119,9 @@ public final class GPSDSession: Sendable {
         let processor = SerialProcessor<ReaderEvent> { [weak self] event in
             self?.deliver(event, from: generation)
         }
-        let reader = try ReaderThread(source: source) { event in processor.submit(event) }
+        let reader = try ReaderThread(source: source, reconnectPolicy: reconnectPolicy) { event in
+            processor.submit(event)
+        }
         let connection = Connection(reader: reader, processor: processor)
         try reader.start()
         return connection
@@ -132,6 +146,9 @@ public final class GPSDSession: Sendable {
                 state.generation == generation ? Array(state.subscribers.values) : []
             }
             for subscriber in subscribers { subscriber.yield(fix) }
+        case .status(let status):
+            let isCurrent = state.withLock { $0.generation == generation }
+            if isCurrent { statusHandler?(status) }
         case .failed, .ended:
             let subscribers = state.withLock { state -> [AsyncThrowingStream<Fix, any Error>.Continuation] in
                 guard state.generation == generation, state.connection != nil else { return [] }

@@ -12,11 +12,20 @@ public enum Command: Equatable, Sendable {
         public var minimumAccuracy: Double?
         public var format: OutputFormat?
         public var source: GPSDSource = .default
+        /// Wait and reconnect when gpsd is unavailable (`--no-reconnect` turns it off).
+        public var reconnect = true
+        /// Report every connection event and skipped report on stderr.
+        public var verbose = false
 
-        public init(minimumAccuracy: Double? = nil, format: OutputFormat? = nil, source: GPSDSource = .default) {
+        public init(
+            minimumAccuracy: Double? = nil, format: OutputFormat? = nil, source: GPSDSource = .default,
+            reconnect: Bool = true, verbose: Bool = false
+        ) {
             self.minimumAccuracy = minimumAccuracy
             self.format = format
             self.source = source
+            self.reconnect = reconnect
+            self.verbose = verbose
         }
     }
 
@@ -78,6 +87,10 @@ public enum Command: Equatable, Sendable {
                 options.minimumAccuracy = try scanner.positiveNumber(for: "--min-accuracy", unit: "metres")
             case .option("--format"):
                 options.format = try scanner.format()
+            case .option("--no-reconnect"):
+                options.reconnect = false
+            case .option("--verbose"), .option("-v"):
+                options.verbose = true
             case .option(let name):
                 throw UsageError.unknownOption(name, command: "stream")
             case .positional(let text):

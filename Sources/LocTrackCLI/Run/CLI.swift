@@ -10,6 +10,27 @@ public enum CLI {
         SignalWatcher.blockTerminationSignals()
     }
 
+    /// Runs loctrack on the calling (main) thread, which blocks until it is done.
+    ///
+    /// An async `main` would park the main thread in libdispatch's `dispatch_main`,
+    /// which waits in `sigsuspend` with every signal unblocked, so SIGINT would
+    /// kill the process instead of reaching loctrack's signal thread. Here the
+    /// main thread waits on a semaphore with SIGINT and SIGTERM still blocked.
+    public static func runBlocking(_ arguments: [String]) -> ExitCode {
+        let done = UnsafeMutablePointer<sem_t>.allocate(capacity: 1)
+        sem_init(done, 0, 0)
+        let result = Mutex(ExitCode.success)
+        // sem_post and sem_wait are thread-safe; the address crosses into the task as a plain integer.
+        let semaphoreAddress = Int(bitPattern: done)
+        Task.detached {
+            let code = await run(arguments)
+            result.withLock { $0 = code }
+            if let semaphore = UnsafeMutablePointer<sem_t>(bitPattern: semaphoreAddress) { sem_post(semaphore) }
+        }
+        while sem_wait(done) != 0 && errno == EINTR {}
+        return result.withLock { $0 }
+    }
+
     /// Runs loctrack with `arguments` (including the program name) and returns its exit code.
     public static func run(_ arguments: [String]) async -> ExitCode {
         let command: Command
@@ -49,7 +70,10 @@ struct StreamCommand {
 
     func run() async -> ExitCode {
         let format = options.format ?? .default(stdoutIsTerminal: output.isTerminal)
-        let session = GPSDSession(source: options.source)
+        let reporter = StatusReporter(verbose: options.verbose)
+        let session = GPSDSession(
+            source: options.source, reconnectPolicy: options.reconnect ? .automatic : .never,
+            statusHandler: { reporter.report($0) })
         let stopSignal = Atomic<Int32>(0)
         SignalWatcher.start { signal in
             // A second signal means "now": the first one's graceful drain is taking too long.
@@ -95,6 +119,37 @@ struct OnceCommand {
         } catch {
             printError("\(error)")
             return .unavailable
+        }
+    }
+}
+
+/// Says on stderr, once per outage, that loctrack is waiting for gpsd, and when it is back.
+final class StatusReporter: Sendable {
+    private let verbose: Bool
+    private let waiting = Mutex(false)
+
+    init(verbose: Bool) {
+        self.verbose = verbose
+    }
+
+    func report(_ status: GPSDStatus) {
+        switch status {
+        case .waiting(let error, _):
+            let firstOfOutage = waiting.withLock { waiting in
+                defer { waiting = true }
+                return !waiting
+            }
+            if verbose {
+                printError("\(status)")
+            } else if firstOfOutage {
+                printError("\(error); waiting for gpsd (retrying with backoff up to 30 s)")
+            }
+        case .connected:
+            let wasWaiting = waiting.withLock { waiting in
+                defer { waiting = false }
+                return waiting
+            }
+            if verbose || wasWaiting { printError("\(status)") }
         }
     }
 }

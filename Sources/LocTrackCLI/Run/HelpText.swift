@@ -13,7 +13,7 @@ enum HelpText {
         loctrack — GPS fixes from gpsd, one per epoch
 
         Usage:
-          loctrack stream [--min-accuracy METERS] [--format json|text] [SOURCE]
+          loctrack stream [--min-accuracy METERS] [--format json|text] [--no-reconnect] [--verbose] [SOURCE]
           loctrack once   [--min-accuracy METERS] [--timeout SECONDS] [--format json|text] [SOURCE]
           loctrack help [COMMAND]
           loctrack --version
@@ -34,16 +34,19 @@ enum HelpText {
         """
 
     static let stream = """
-        Usage: loctrack stream [--min-accuracy METERS] [--format json|text] [SOURCE]
+        Usage: loctrack stream [--min-accuracy METERS] [--format json|text] [--no-reconnect] [--verbose] [SOURCE]
 
         Prints one line per GPS epoch as gpsd reports it, until SIGINT/SIGTERM
-        (every fix already accepted is written first, then exit 0), until stdout
-        is closed (exit 0), or until gpsd goes away (exit 69).
+        (every fix already accepted is written first, then exit 0) or until stdout
+        is closed (exit 0). When gpsd is not running or goes away, it says so once
+        on stderr and keeps retrying (0.5 s, 1 s, 2 s, … up to 30 s).
 
         Options:
           --min-accuracy METERS  only fixes whose horizontal error estimate (gpsd's
                                  eph) is at most METERS; fixes without one are dropped
           --format json|text     output format (default: text on a terminal, else json)
+          --no-reconnect         exit 69 when gpsd is unavailable or goes away
+          -v, --verbose          report every connection event on stderr
           -h, --help             this help
 
         Example:

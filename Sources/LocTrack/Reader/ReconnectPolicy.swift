@@ -1,0 +1,47 @@
+/// Whether a session reconnects when gpsd is unavailable or goes away.
+public struct ReconnectPolicy: Sendable, Hashable {
+    /// Delay before the first retry; it doubles with every failed attempt.
+    public let initialDelay: Duration
+    /// The longest delay between attempts.
+    public let maximumDelay: Duration
+    let enabled: Bool
+
+    /// Fail at once: the iteration throws the connection error (the default).
+    public static let never = ReconnectPolicy(initialDelay: .zero, maximumDelay: .zero, enabled: false)
+
+    /// Keep trying with capped, jittered exponential backoff: 0.5 s, 1 s, 2 s, … up to 30 s,
+    /// each delay drawn between half and all of its step so that many clients
+    /// restarted together do not retry in lockstep.
+    public static let automatic = ReconnectPolicy(initialDelay: .milliseconds(500), maximumDelay: .seconds(30), enabled: true)
+
+    public static func backoff(initialDelay: Duration, maximumDelay: Duration) -> ReconnectPolicy {
+        ReconnectPolicy(initialDelay: initialDelay, maximumDelay: maximumDelay, enabled: true)
+    }
+}
+
+/// The delays of one outage.
+struct Backoff {
+    let policy: ReconnectPolicy
+    private var step: Duration
+
+    init(_ policy: ReconnectPolicy) {
+        self.policy = policy
+        self.step = policy.initialDelay
+    }
+
+    /// The next delay in milliseconds, in [step / 2, step].
+    mutating func nextDelayMilliseconds() -> Int32 {
+        let stepMilliseconds = max(1, Self.milliseconds(step))
+        step = min(step * 2, policy.maximumDelay)
+        return Int32(clamping: Int64.random(in: (stepMilliseconds / 2)...stepMilliseconds))
+    }
+
+    mutating func reset() {
+        step = policy.initialDelay
+    }
+
+    private static func milliseconds(_ duration: Duration) -> Int64 {
+        let parts = duration.components
+        return parts.seconds * 1000 + parts.attoseconds / 1_000_000_000_000_000
+    }
+}
