@@ -1,6 +1,6 @@
-// The only place (with TPVDecoding.swift beside it) that imports libgps.
-// `gps_data_t` (24 KB) lives on the heap here and never leaves this folder:
-// callers see sockets, strings and `Fix` values.
+// With ReportDecoder.swift and TPVDecoding.swift beside it, the only place
+// that imports libgps. `gps_data_t` (24 KB) lives on the heap here and never
+// leaves this folder: callers see sockets, strings and `Fix` values.
 internal import CGPS
 import Glibc
 
@@ -47,32 +47,6 @@ final class GPSDConnection {
         if loctrack_gps_send_command(data, command) != 0 {
             throw LocTrackError(.connectionLost, source: source, reason: "sending \(command.prefix(8))…: \(Errno.current)")
         }
-    }
-
-    /// Parses one complete TPV line (NUL-terminated, in place) with libgps.
-    ///
-    /// `set` is zeroed first: libgps only clears its own PACKET_SET bit, so
-    /// bits left by an earlier report would otherwise look like this one's.
-    /// The corresponding C function is `gps_unpack`.
-    func decodeTPV(line: UnsafeMutablePointer<CChar>) -> TPVReport {
-        data.pointee.set = 0
-        _ = gps_unpack(line, data)
-        return TPVReport(unpacked: data.pointee)
-    }
-
-    /// The `release` of gpsd's `VERSION` banner (NUL-terminated line, parsed in place by libgps).
-    func decodeVersionRelease(line: UnsafeMutablePointer<CChar>) -> String? {
-        data.pointee.set = 0
-        _ = gps_unpack(line, data)
-        guard (data.pointee.set & UInt64(VERSION_SET)) != 0 else { return nil }
-        return withUnsafeBytes(of: data.pointee.version.release) { String(decodingCString: $0) }
-    }
-
-    /// The `message` of an `ERROR` report (NUL-terminated line, parsed in place by libgps).
-    func decodeErrorMessage(line: UnsafeMutablePointer<CChar>) -> String {
-        data.pointee.set = 0
-        _ = gps_unpack(line, data)
-        return withUnsafeBytes(of: data.pointee.error) { String(decodingCString: $0) }
     }
 }
 

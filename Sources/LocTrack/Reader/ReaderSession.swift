@@ -1,27 +1,33 @@
 import Glibc
 
-/// The reader thread's loop over one gpsd connection: poll, frame, decode, merge.
+/// The reader thread's loop over one gpsd connection: poll, frame, hand lines on.
+///
+/// It only ever sleeps in `poll()`: on the socket, on the wake-up pipe, and on
+/// a timeout only while something is due (the VERSION banner, a held epoch,
+/// the first report of a silent receiver). With a fix stream that is quiet,
+/// nothing wakes it.
 final class ReaderSession {
     enum Outcome {
         case stopped
         case failed(LocTrackError)
     }
 
-    private let connection: GPSDConnection
-    private let assembler: FixAssembler
-    private let sink: @Sendable (ReaderEvent) -> Void
-    private var framer = LineFramer()
-    private var failure: LocTrackError?
-    /// Whether gpsd's VERSION banner arrived (a peer that never sends one is not gpsd).
-    private(set) var sawBanner = false
+    /// How long without a fix before a silent receiver is reported.
+    static let silenceMilliseconds: Int64 = 5_000
 
-    init(connection: GPSDConnection, assembler: FixAssembler, sink: @escaping @Sendable (ReaderEvent) -> Void) {
+    private let connection: GPSDConnection
+    private let handler: ReportHandler
+    private var framer = LineFramer()
+    private var reportedOverlongLines = 0
+    private var silenceReported = false
+
+    init(connection: GPSDConnection, handler: ReportHandler) {
         self.connection = connection
-        self.assembler = assembler
-        self.sink = sink
+        self.handler = handler
     }
 
-    func run(wakeDescriptor: Int32, stopRequested: () -> Bool) -> Outcome {
+    func run(wakeDescriptor: Int32, stopRequested: () -> Bool, sink: @Sendable (ReaderEvent) -> Void) -> Outcome {
+        handler.connectionStarted()
         do {
             try connection.send(GPSDCommand.watch(device: connection.source.device))
         } catch {
@@ -34,14 +40,8 @@ final class ReaderSession {
         ]
         while true {
             if stopRequested() { return .stopped }
-            let timeout: Int32
-            if !sawBanner {
-                timeout = Int32(clamping: max(0, bannerDeadline - Monotonic.milliseconds))
-            } else if assembler.isHoldingFixes {
-                timeout = ReaderThread.quietFlushMilliseconds
-            } else {
-                timeout = -1  // nothing to do until gpsd speaks or we are woken
-            }
+            let now = Monotonic.milliseconds
+            let timeout = nextTimeout(now: now, bannerDeadline: bannerDeadline)
             descriptors[0].revents = 0
             descriptors[1].revents = 0
             let ready = retryingInterrupts { poll(&descriptors, 2, timeout) }
@@ -50,23 +50,29 @@ final class ReaderSession {
             }
             if descriptors[1].revents != 0 { return .stopped }
             if ready == 0 {
-                if !sawBanner {
+                if !handler.sawBanner {
                     return .failed(LocTrackError(
                         .notGPSD, source: connection.source,
                         reason: "no VERSION banner within \(ReaderThread.bannerTimeoutMilliseconds / 1000) s"))
                 }
-                assembler.flush()
+                handler.assembler.flush()
+                reportSilence(sink: sink)
                 continue
             }
             let outcome = framer.drain(connection.socket) { line, length in
-                handle(line: line, length: length)
+                handler.handle(line: line, length: length)
             }
-            if let failure { return .failed(failure) }
+            noteOverlongLines()
+            if silenceReported, let last = handler.lastFixAt, last > Monotonic.milliseconds - Self.silenceMilliseconds {
+                silenceReported = false
+                sink(.status(.fixesResumed))
+            }
+            if let refusal = handler.refusal { return .failed(refusal) }
             switch outcome {
             case .open:
                 continue
             case .endOfFile:
-                return .failed(sawBanner
+                return .failed(handler.sawBanner
                     ? LocTrackError(.connectionLost, source: connection.source, reason: "gpsd closed the connection")
                     : LocTrackError(.notGPSD, source: connection.source, reason: "closed before sending a VERSION banner"))
             case .failed(let code):
@@ -75,18 +81,28 @@ final class ReaderSession {
         }
     }
 
-    private func handle(line: UnsafeMutablePointer<CChar>, length: Int) {
-        switch ReportClass(line: line, length: length) {
-        case .tpv:
-            assembler.accept(connection.decodeTPV(line: line))
-        case .version:
-            sawBanner = true
-            sink(.status(.connected(connection.source, release: connection.decodeVersionRelease(line: line))))
-        case .error:
-            let message = connection.decodeErrorMessage(line: line)
-            failure = LocTrackError(.gpsdError, source: connection.source, reason: message)
-        default:
-            break
+    private func nextTimeout(now: Int64, bannerDeadline: Int64) -> Int32 {
+        if !handler.sawBanner { return Int32(clamping: max(0, bannerDeadline - now)) }
+        var deadlines: [Int64] = []
+        if handler.assembler.isHoldingFixes { deadlines.append(now + Int64(ReaderThread.quietFlushMilliseconds)) }
+        if !silenceReported, let last = handler.lastFixAt { deadlines.append(last + Self.silenceMilliseconds) }
+        guard let next = deadlines.min() else { return -1 }  // nothing due: sleep until gpsd speaks
+        return Int32(clamping: max(0, next - now))
+    }
+
+    private func reportSilence(sink: @Sendable (ReaderEvent) -> Void) {
+        guard !silenceReported, let last = handler.lastFixAt else { return }
+        let silent = Monotonic.milliseconds - last
+        if silent >= Self.silenceMilliseconds {
+            silenceReported = true
+            sink(.status(.noFixes(seconds: Int(silent / 1000))))
+        }
+    }
+
+    private func noteOverlongLines() {
+        while reportedOverlongLines < framer.overlongLines {
+            reportedOverlongLines += 1
+            handler.malformed("", 0, why: "a line longer than \(LineFramer.maximumLineLength) bytes")
         }
     }
 }

@@ -73,10 +73,11 @@ final class ReaderThread: Sendable {
 
     private func run() {
         let assembler = FixAssembler(sink: sink)
+        let handler = ReportHandler(source: source, assembler: assembler, sink: sink)
         var backoff = Backoff(reconnectPolicy)
         while true {
             let error: LocTrackError
-            switch connectAndRead(assembler: assembler) {
+            switch connectAndRead(handler: handler) {
             case .stopped:
                 if requestedStop == .flushing { assembler.flush() }
                 sink(.ended)
@@ -107,7 +108,7 @@ final class ReaderThread: Sendable {
         case failed(LocTrackError, wasServing: Bool)
     }
 
-    private func connectAndRead(assembler: FixAssembler) -> ConnectionOutcome {
+    private func connectAndRead(handler: ReportHandler) -> ConnectionOutcome {
         if requestedStop != .none { return .stopped }
         let connection: GPSDConnection
         do {
@@ -115,14 +116,15 @@ final class ReaderThread: Sendable {
         } catch {
             return requestedStop == .none ? .failed(error, wasServing: false) : .stopped
         }
-        let session = ReaderSession(connection: connection, assembler: assembler, sink: sink)
-        let outcome = session.run(wakeDescriptor: wakeDescriptors.read, stopRequested: { self.requestedStop != .none })
+        let session = ReaderSession(connection: connection, handler: handler)
+        let outcome = session.run(
+            wakeDescriptor: wakeDescriptors.read, stopRequested: { self.requestedStop != .none }, sink: sink)
         switch outcome {
         case .stopped:
             try? connection.send(GPSDCommand.unwatch)
             return .stopped
         case .failed(let error):
-            return .failed(error, wasServing: session.sawBanner)
+            return .failed(error, wasServing: handler.sawBanner)
         }
     }
 

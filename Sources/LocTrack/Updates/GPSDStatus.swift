@@ -7,6 +7,14 @@ public enum GPSDStatus: Sendable, Equatable, CustomStringConvertible {
     case connected(GPSDSource, release: String?)
     /// gpsd is unavailable or went away; the next attempt is in `retryIn`.
     case waiting(LocTrackError, retryIn: Duration)
+    /// gpsd says it lost a device (`DEVICE` with `"activated":0`: unplugged, or the port failed).
+    case deviceLost(String)
+    /// No fix has arrived for `seconds` while gpsd stays connected (receiver silent or lost its fix).
+    case noFixes(seconds: Int)
+    /// Fixes arrive again after ``noFixes(seconds:)``.
+    case fixesResumed
+    /// A line from gpsd that loctrack could not use; the stream goes on.
+    case skippedReport(reason: String, excerpt: String)
 
     public var description: String {
         switch self {
@@ -14,6 +22,14 @@ public enum GPSDStatus: Sendable, Equatable, CustomStringConvertible {
             "connected to gpsd \(release ?? "") at \(source)"
         case .waiting(let error, let delay):
             "\(error); retrying in \(Self.format(delay))"
+        case .deviceLost(let path):
+            "gpsd lost device \(path)"
+        case .noFixes(let seconds):
+            "no fix from gpsd for \(seconds) s (receiver silent or without a fix)"
+        case .fixesResumed:
+            "fixes resumed"
+        case .skippedReport(let reason, let excerpt):
+            "skipped a report (\(reason)): \(excerpt)"
         }
     }
 

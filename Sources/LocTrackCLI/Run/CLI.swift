@@ -150,6 +150,10 @@ final class StatusReporter: Sendable {
                 return waiting
             }
             if verbose || wasWaiting { printError("\(status)") }
+        case .deviceLost, .noFixes, .fixesResumed:
+            printError("\(status)")
+        case .skippedReport:
+            if verbose { printError("\(status)") }
         }
     }
 }

@@ -1,0 +1,104 @@
+/// What loctrack does with each complete line from gpsd: classify it from the
+/// raw text, parse only what is needed with libgps, assemble fixes, and note
+/// what is worth reporting. No I/O: the reader feeds it lines (and so do tests).
+final class ReportHandler {
+    private let decoder = ReportDecoder()
+    let assembler: FixAssembler
+    private let sink: @Sendable (ReaderEvent) -> Void
+    let source: GPSDSource
+
+    /// Whether gpsd's VERSION banner arrived on the current connection.
+    private(set) var sawBanner = false
+    /// An ERROR reply: the watch was refused (e.g. an unknown device).
+    private(set) var refusal: LocTrackError?
+    /// Lines that were not gpsd JSON reports (truncated, garbage, too long).
+    private(set) var malformedCount = 0
+    /// TPV reports that claimed a fix but had no usable position or time.
+    private(set) var unusableFixCount = 0
+    /// When the last fix arrived (monotonic milliseconds), if any did.
+    private(set) var lastFixAt: Int64?
+
+    init(source: GPSDSource, assembler: FixAssembler, sink: @escaping @Sendable (ReaderEvent) -> Void) {
+        self.source = source
+        self.assembler = assembler
+        self.sink = sink
+    }
+
+    /// A new connection starts: it has to greet us again.
+    func connectionStarted() {
+        sawBanner = false
+        refusal = nil
+    }
+
+    func handle(line: UnsafeMutablePointer<CChar>, length: Int) {
+        let reportClass = ReportClass(line: line, length: length)
+        if reportClass == .other || line[length - 1] != 0x7D {  // every report is one `{…}` object
+            malformed(line, length, why: reportClass == .other ? "not a gpsd report" : "truncated report")
+            return
+        }
+        switch reportClass {
+        case .tpv:
+            let report = decoder.decodeTPV(line: line)
+            if report.fix == nil && report.mode >= 2 && Self.mentionsPosition(line, length) {
+                unusableFixCount += 1
+                sink(.status(.skippedReport(reason: "TPV without a usable position or time", excerpt: Self.excerpt(line, length))))
+            }
+            if report.fix != nil { lastFixAt = Monotonic.milliseconds }
+            assembler.accept(report)
+        case .version:
+            sawBanner = true
+            sink(.status(.connected(source, release: decoder.decodeVersionRelease(line: line))))
+        case .error:
+            refusal = LocTrackError(.gpsdError, source: source, reason: decoder.decodeErrorMessage(line: line))
+        case .device:
+            // libgps 3.22 cannot parse `"activated":0` (a device gpsd lost), so read the raw text.
+            if Self.contains(line, length, "\"activated\":0"), let path = Self.stringValue(of: "path", in: line, length) {
+                sink(.status(.deviceLost(path)))
+            }
+        default:
+            break
+        }
+    }
+
+    /// Counts a line that could not be used at all.
+    func malformed(_ line: UnsafePointer<CChar>, _ length: Int, why: String) {
+        malformedCount += 1
+        sink(.status(.skippedReport(reason: why, excerpt: Self.excerpt(line, length))))
+    }
+
+    static func excerpt(_ line: UnsafePointer<CChar>, _ length: Int) -> String {
+        let shown = min(length, 80)
+        let text = String(decoding: UnsafeRawBufferPointer(start: line, count: shown), as: UTF8.self)
+        return shown < length ? text + "…" : text
+    }
+
+    private static func mentionsPosition(_ line: UnsafePointer<CChar>, _ length: Int) -> Bool {
+        contains(line, length, "\"lat\":") || contains(line, length, "\"lon\":")
+    }
+
+    static func contains(_ line: UnsafePointer<CChar>, _ length: Int, _ needle: StaticString) -> Bool {
+        needle.withUTF8Buffer { offset(of: Array($0), in: line, length) } != nil
+    }
+
+    /// The string value of `"key":"…"` in a flat report (device paths carry no escapes).
+    static func stringValue(of key: String, in line: UnsafePointer<CChar>, _ length: Int) -> String? {
+        let bytes = UnsafeRawBufferPointer(start: line, count: length)
+        guard let start = offset(of: Array("\"\(key)\":\"".utf8), in: line, length) else { return nil }
+        guard let end = bytes[start...].firstIndex(of: 0x22) else { return nil }
+        return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+    }
+
+    /// Where the bytes just after `needle` start in the line, if it occurs.
+    private static func offset(of needle: [UInt8], in line: UnsafePointer<CChar>, _ length: Int) -> Int? {
+        let bytes = UnsafeRawBufferPointer(start: line, count: length)
+        guard !needle.isEmpty, needle.count <= length else { return nil }
+        var index = 0
+        while index + needle.count <= length {
+            if bytes[index] == needle[0] && bytes[index..<(index + needle.count)].elementsEqual(needle) {
+                return index + needle.count
+            }
+            index += 1
+        }
+        return nil
+    }
+}
