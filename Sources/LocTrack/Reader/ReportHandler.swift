@@ -15,6 +15,8 @@ final class ReportHandler {
     private(set) var malformedCount = 0
     /// TPV reports that claimed a fix but had no usable position or time.
     private(set) var unusableFixCount = 0
+    /// Devices gpsd said it lost, so each loss is reported once.
+    private var lostDevices: Set<String> = []
     /// When the last fix arrived (monotonic milliseconds), if any did.
     private(set) var lastFixAt: Int64?
 
@@ -52,8 +54,11 @@ final class ReportHandler {
             refusal = LocTrackError(.gpsdError, source: source, reason: decoder.decodeErrorMessage(line: line))
         case .device:
             // libgps 3.22 cannot parse `"activated":0` (a device gpsd lost), so read the raw text.
-            if Self.contains(line, length, "\"activated\":0"), let path = Self.stringValue(of: "path", in: line, length) {
-                sink(.status(.deviceLost(path)))
+            guard let path = Self.stringValue(of: "path", in: line, length) else { break }
+            if Self.contains(line, length, "\"activated\":0") {
+                if lostDevices.insert(path).inserted { sink(.status(.deviceLost(path))) }
+            } else {
+                lostDevices.remove(path)
             }
         default:
             break
