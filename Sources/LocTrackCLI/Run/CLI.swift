@@ -80,19 +80,26 @@ struct StreamCommand {
             if stopSignal.exchange(signal, ordering: .sequentiallyConsistent) != 0 { _exit(128 + signal) }
             session.finish()
         }
+        let writer = OutputWriter(descriptor: output.descriptor) { session.finish() }
+        var failure: (any Error)?
         do {
             for try await fix in session.fixes() where fix.meets(minimumAccuracy: options.minimumAccuracy) {
-                try output.write(format.line(for: fix))
+                if !writer.enqueue(format.line(for: fix)) { break }
             }
-            return .success
-        } catch let error as StandardOutput.WriteError {
-            session.finish()
-            return report(error)
         } catch {
-            if stopSignal.load(ordering: .sequentiallyConsistent) != 0 { return .success }
-            printError("\(error)")
-            return .unavailable
+            failure = error
         }
+        session.finish()
+        switch await writer.finish() {
+        case .written, .closed:
+            break
+        case .failed(let code):
+            printError("cannot write output: \(String(cString: strerror(code)))")
+            return .outputFailed
+        }
+        guard let failure, stopSignal.load(ordering: .sequentiallyConsistent) == 0 else { return .success }
+        printError("\(failure)")
+        return .unavailable
     }
 }
 
