@@ -26,10 +26,15 @@ final class ReaderSession {
         self.handler = handler
     }
 
-    func run(wakeDescriptor: Int32, stopRequested: () -> Bool, sink: @Sendable (ReaderEvent) -> Void) -> Outcome {
+    func run(
+        wakeDescriptor: Int32, stopRequested: () -> Bool, takePollRequest: () -> Bool,
+        sink: @Sendable (ReaderEvent) -> Void
+    ) -> Outcome {
         handler.connectionStarted()
         do {
-            try connection.send(GPSDCommand.watch(device: connection.source.device))
+            // A poll sent with the watch is answered as soon as the device is active.
+            let poll = takePollRequest() ? GPSDCommand.poll : ""
+            try connection.send(GPSDCommand.watch(device: connection.source.device) + poll)
         } catch {
             return .failed(error)
         }
@@ -48,7 +53,14 @@ final class ReaderSession {
             if ready < 0 {
                 return .failed(LocTrackError(.connectionLost, source: connection.source, reason: "poll: \(Errno.current)"))
             }
-            if descriptors[1].revents != 0 { return .stopped }
+            if descriptors[1].revents != 0 {
+                drainWakeUps(wakeDescriptor)
+                if stopRequested() { return .stopped }
+                if takePollRequest() {
+                    do { try connection.send(GPSDCommand.poll) } catch { return .failed(error) }
+                }
+                if ready == 1 { continue }
+            }
             if ready == 0 {
                 if !handler.sawBanner {
                     return .failed(LocTrackError(

@@ -27,6 +27,7 @@ final class ReaderThread: Sendable {
     /// A self-pipe: the thread polls the read end, ``stop(flushing:)`` writes to the other.
     private let wakeDescriptors: (read: Int32, write: Int32)
     private let stopRequest = Atomic<Int>(StopRequest.none.rawValue)
+    private let pollRequest = Atomic<Bool>(false)
 
     init(
         source: GPSDSource, reconnectPolicy: ReconnectPolicy = .never,
@@ -63,6 +64,13 @@ final class ReaderThread: Sendable {
     func stop(flushing: Bool) {
         let request = flushing ? StopRequest.flushing : .immediately
         _ = stopRequest.compareExchange(expected: StopRequest.none.rawValue, desired: request.rawValue, ordering: .sequentiallyConsistent)
+        var byte: UInt8 = 1
+        _ = retryingInterrupts { write(wakeDescriptors.write, &byte, 1) }
+    }
+
+    /// Asks gpsd for its latest fixes (`?POLL;`) as soon as the watch is on.
+    func requestPoll() {
+        pollRequest.store(true, ordering: .sequentiallyConsistent)
         var byte: UInt8 = 1
         _ = retryingInterrupts { write(wakeDescriptors.write, &byte, 1) }
     }
@@ -118,7 +126,10 @@ final class ReaderThread: Sendable {
         }
         let session = ReaderSession(connection: connection, handler: handler)
         let outcome = session.run(
-            wakeDescriptor: wakeDescriptors.read, stopRequested: { self.requestedStop != .none }, sink: sink)
+            wakeDescriptor: wakeDescriptors.read,
+            stopRequested: { self.requestedStop != .none },
+            takePollRequest: { self.pollRequest.exchange(false, ordering: .sequentiallyConsistent) },
+            sink: sink)
         switch outcome {
         case .stopped:
             try? connection.send(GPSDCommand.unwatch)
@@ -129,16 +140,28 @@ final class ReaderThread: Sendable {
     }
 
     /// Sleeps up to `milliseconds`; returns true when woken by ``stop(flushing:)``.
+    /// Sleeps up to `milliseconds`; returns true when woken by ``stop(flushing:)``.
+    /// (A poll request waits for the next connection.)
     private func waitForWakeUp(milliseconds: Int32) -> Bool {
         var descriptor = pollfd(fd: wakeDescriptors.read, events: Int16(POLLIN), revents: 0)
         let deadline = Monotonic.milliseconds + Int64(milliseconds)
         while true {
             let remaining = Int32(clamping: max(0, deadline - Monotonic.milliseconds))
             let ready = poll(&descriptor, 1, remaining)
-            if ready > 0 { return true }
+            if ready > 0 {
+                drainWakeUps(wakeDescriptors.read)
+                if requestedStop != .none { return true }
+                continue
+            }
             if ready == 0 || errno != EINTR { return false }
         }
     }
+}
+
+/// Empties the wake-up pipe so the next poll() sleeps again.
+func drainWakeUps(_ descriptor: Int32) {
+    var bytes = (UInt64(0), UInt64(0), UInt64(0), UInt64(0))
+    while withUnsafeMutableBytes(of: &bytes, { read(descriptor, $0.baseAddress!, $0.count) }) > 0 {}
 }
 
 extension LocTrackError {

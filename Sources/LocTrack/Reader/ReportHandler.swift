@@ -52,6 +52,18 @@ final class ReportHandler {
             sink(.status(.connected(source, release: decoder.decodeVersionRelease(line: line))))
         case .error:
             refusal = LocTrackError(.gpsdError, source: source, reason: decoder.decodeErrorMessage(line: line))
+        case .poll:
+            let reply = PollReply(line: UnsafeRawBufferPointer(start: line, count: length))
+            var fixes: [Fix] = []
+            for range in reply.tpvObjects {
+                withUnsafeTemporaryAllocation(of: CChar.self, capacity: range.count + 1) { object in
+                    let base = object.baseAddress!
+                    UnsafeMutableRawPointer(base).copyMemory(from: line + range.lowerBound, byteCount: range.count)
+                    base[range.count] = 0
+                    if let fix = decoder.decodeTPV(line: base).fix { fixes.append(fix) }
+                }
+            }
+            sink(.polled(fixes, gpsdTime: reply.time))
         case .device:
             // libgps 3.22 cannot parse `"activated":0` (a device gpsd lost), so read the raw text.
             guard let path = Self.stringValue(of: "path", in: line, length) else { break }

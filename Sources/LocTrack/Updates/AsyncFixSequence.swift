@@ -17,9 +17,11 @@ public struct AsyncFixSequence: AsyncSequence, Sendable {
 
     let session: GPSDSession
     let bufferingPolicy: FixBufferingPolicy
+    let latestNoOlderThan: Duration?
 
     public func makeAsyncIterator() -> Iterator {
-        Iterator(base: session.subscribe(bufferingPolicy: bufferingPolicy).makeAsyncIterator())
+        Iterator(base: session.subscribe(bufferingPolicy: bufferingPolicy, latestNoOlderThan: latestNoOlderThan)
+            .makeAsyncIterator())
     }
 
     public struct Iterator: AsyncIteratorProtocol {

@@ -6,10 +6,14 @@ extension GPSDSession {
     ///   - minimumAccuracy: the largest acceptable `eph`, in metres; a fix
     ///     without an estimate does not pass. `nil` accepts any fix.
     ///   - timeout: how long to wait.
+    ///   - maximumAge: accept the fix gpsd already has (`?POLL`) when it is no older
+    ///     than this by gpsd's clock, so a warm gpsd answers at once; `nil` waits for a new fix.
     /// - Throws: ``LocTrackError`` `.noFixBeforeTimeout`, a connection error, or
     ///   `CancellationError` when the calling task is cancelled.
-    public func firstFix(minimumAccuracy: Double? = nil, timeout: Duration) async throws -> Fix {
-        let fixes = self.fixes()
+    public func firstFix(
+        minimumAccuracy: Double? = nil, timeout: Duration, maximumAge: Duration? = .seconds(2)
+    ) async throws -> Fix {
+        let fixes = self.fixes(startingWithLatestNoOlderThan: maximumAge)
         let source = self.source
         return try await withThrowingTaskGroup(of: Fix.self) { group in
             group.addTask {

@@ -13,7 +13,7 @@ public final class GPSDSession: Sendable {
     private let state = Mutex(State())
 
     private struct State {
-        var subscribers: [UInt64: AsyncThrowingStream<Fix, any Error>.Continuation] = [:]
+        var subscribers: [UInt64: Subscriber] = [:]
         var nextSubscriberID: UInt64 = 0
         var connection: Connection?
         /// Which connection is current; events from an older one are ignored.
@@ -21,6 +21,12 @@ public final class GPSDSession: Sendable {
         /// ``finish()`` came while no connection was open (e.g. before the first
         /// iteration started): the next iteration ends at once.
         var finishRequested = false
+    }
+
+    private struct Subscriber {
+        let continuation: AsyncThrowingStream<Fix, any Error>.Continuation
+        /// Waiting for gpsd's latest fix, accepted if no older than this.
+        var latestNoOlderThan: Duration?
     }
 
     /// One reader thread and the serial processor that carries its events to subscribers.
@@ -65,8 +71,13 @@ public final class GPSDSession: Sendable {
     ///
     /// - Parameter bufferingPolicy: what this consumer's queue does when it falls
     ///   behind; `.unbounded` (the default) never drops a fix.
-    public func fixes(bufferingPolicy: FixBufferingPolicy = .unbounded) -> AsyncFixSequence {
-        AsyncFixSequence(session: self, bufferingPolicy: bufferingPolicy)
+    /// - Parameter maximumAge: when set, the sequence starts with the fix gpsd
+    ///   already has (asked with `?POLL`), if it is no older than this by gpsd's
+    ///   own clock; a warm gpsd answers within milliseconds. Then live fixes follow.
+    public func fixes(
+        bufferingPolicy: FixBufferingPolicy = .unbounded, startingWithLatestNoOlderThan maximumAge: Duration? = nil
+    ) -> AsyncFixSequence {
+        AsyncFixSequence(session: self, bufferingPolicy: bufferingPolicy, latestNoOlderThan: maximumAge)
     }
 
     /// Ends every iteration gracefully: fixes already read from gpsd (including
@@ -82,7 +93,9 @@ public final class GPSDSession: Sendable {
         connection?.reader.stop(flushing: true)
     }
 
-    func subscribe(bufferingPolicy: FixBufferingPolicy) -> AsyncThrowingStream<Fix, any Error> {
+    func subscribe(
+        bufferingPolicy: FixBufferingPolicy, latestNoOlderThan maximumAge: Duration?
+    ) -> AsyncThrowingStream<Fix, any Error> {
         let (stream, continuation) = AsyncThrowingStream<Fix, any Error>.makeStream(
             bufferingPolicy: bufferingPolicy.streamPolicy)
         let (id, startFailure, alreadyFinished) = state.withLock { state -> (UInt64, LocTrackError?, Bool) in
@@ -92,11 +105,14 @@ public final class GPSDSession: Sendable {
                 return (id, nil, true)
             }
             state.nextSubscriberID += 1
-            state.subscribers[id] = continuation
-            guard state.connection == nil else { return (id, nil, false) }
+            state.subscribers[id] = Subscriber(continuation: continuation, latestNoOlderThan: maximumAge)
+            if let connection = state.connection {
+                if maximumAge != nil { connection.reader.requestPoll() }
+                return (id, nil, false)
+            }
             do throws(LocTrackError) {
                 state.generation += 1
-                state.connection = try makeConnection(generation: state.generation)
+                state.connection = try makeConnection(generation: state.generation, poll: maximumAge != nil)
                 return (id, nil, false)
             } catch {
                 state.subscribers[id] = nil
@@ -115,7 +131,7 @@ public final class GPSDSession: Sendable {
         return stream
     }
 
-    private func makeConnection(generation: UInt64) throws(LocTrackError) -> Connection {
+    private func makeConnection(generation: UInt64, poll: Bool) throws(LocTrackError) -> Connection {
         let processor = SerialProcessor<ReaderEvent> { [weak self] event in
             self?.deliver(event, from: generation)
         }
@@ -123,6 +139,7 @@ public final class GPSDSession: Sendable {
             processor.submit(event)
         }
         let connection = Connection(reader: reader, processor: processor)
+        if poll { reader.requestPoll() }
         try reader.start()
         return connection
     }
@@ -143,9 +160,26 @@ public final class GPSDSession: Sendable {
         switch event {
         case .fix(let fix):
             let subscribers = state.withLock { state in
-                state.generation == generation ? Array(state.subscribers.values) : []
+                state.generation == generation ? state.subscribers.values.map(\.continuation) : []
             }
             for subscriber in subscribers { subscriber.yield(fix) }
+        case .polled(let fixes, let gpsdTime):
+            let waiting = state.withLock { state -> [(AsyncThrowingStream<Fix, any Error>.Continuation, Duration)] in
+                guard state.generation == generation else { return [] }
+                var waiting: [(AsyncThrowingStream<Fix, any Error>.Continuation, Duration)] = []
+                for (id, subscriber) in state.subscribers {
+                    guard let maximumAge = subscriber.latestNoOlderThan else { continue }
+                    waiting.append((subscriber.continuation, maximumAge))
+                    state.subscribers[id]?.latestNoOlderThan = nil
+                }
+                return waiting
+            }
+            for (subscriber, maximumAge) in waiting {
+                for fix in fixes.sorted(by: { $0.time < $1.time })
+                where Self.isFresh(fix, gpsdTime: gpsdTime, maximumAge: maximumAge) {
+                    subscriber.yield(fix)
+                }
+            }
         case .status(let status):
             let isCurrent = state.withLock { $0.generation == generation }
             if isCurrent { statusHandler?(status) }
@@ -156,7 +190,7 @@ public final class GPSDSession: Sendable {
                     state.subscribers = [:]
                     state.connection = nil
                 }
-                return Array(state.subscribers.values)
+                return state.subscribers.values.map(\.continuation)
             }
             for subscriber in subscribers {
                 if case .failed(let error) = event {
@@ -166,5 +200,13 @@ public final class GPSDSession: Sendable {
                 }
             }
         }
+    }
+
+    /// A polled fix is fresh when gpsd's clock says it is at most `maximumAge` old
+    /// (and not more than a second in the future: a receiver with a wrong date is not fresh).
+    static func isFresh(_ fix: Fix, gpsdTime: Timestamp?, maximumAge: Duration) -> Bool {
+        guard let gpsdTime else { return false }
+        let age = gpsdTime.seconds(since: fix.time)
+        return age >= -1 && age <= maximumAge.seconds
     }
 }

@@ -55,6 +55,14 @@ struct ArgumentScanner {
         return number
     }
 
+    mutating func nonNegativeNumber(for option: String, unit: String) throws(UsageError) -> Double {
+        let text = try value(for: option)
+        guard let number = Double(text), number.isFinite, number >= 0 else {
+            throw UsageError.invalidValue(text, option: option, expected: "a number of \(unit), 0 or more")
+        }
+        return number
+    }
+
     mutating func format() throws(UsageError) -> OutputFormat {
         let text = try value(for: "--format")
         guard let format = OutputFormat(rawValue: text) else {

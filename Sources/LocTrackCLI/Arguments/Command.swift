@@ -31,20 +31,27 @@ public enum Command: Equatable, Sendable {
 
     public struct OnceOptions: Equatable, Sendable {
         public static let defaultTimeoutSeconds = 30.0
+        public static let defaultMaximumAgeSeconds = 2.0
 
         public var minimumAccuracy: Double?
         public var timeoutSeconds: Double = defaultTimeoutSeconds
+        /// Accept gpsd's latest fix if no older than this (by gpsd's clock); 0 waits for a new one.
+        public var maximumAgeSeconds: Double = defaultMaximumAgeSeconds
         public var format: OutputFormat?
         public var source: GPSDSource = .default
+        public var verbose = false
 
         public init(
             minimumAccuracy: Double? = nil, timeoutSeconds: Double = defaultTimeoutSeconds,
-            format: OutputFormat? = nil, source: GPSDSource = .default
+            maximumAgeSeconds: Double = defaultMaximumAgeSeconds,
+            format: OutputFormat? = nil, source: GPSDSource = .default, verbose: Bool = false
         ) {
             self.minimumAccuracy = minimumAccuracy
             self.timeoutSeconds = timeoutSeconds
+            self.maximumAgeSeconds = maximumAgeSeconds
             self.format = format
             self.source = source
+            self.verbose = verbose
         }
     }
 
@@ -114,8 +121,12 @@ public enum Command: Equatable, Sendable {
                 options.minimumAccuracy = try scanner.positiveNumber(for: "--min-accuracy", unit: "metres")
             case .option("--timeout"):
                 options.timeoutSeconds = try scanner.positiveNumber(for: "--timeout", unit: "seconds")
+            case .option("--max-age"):
+                options.maximumAgeSeconds = try scanner.nonNegativeNumber(for: "--max-age", unit: "seconds")
             case .option("--format"):
                 options.format = try scanner.format()
+            case .option("--verbose"), .option("-v"):
+                options.verbose = true
             case .option(let name):
                 throw UsageError.unknownOption(name, command: "once")
             case .positional(let text):

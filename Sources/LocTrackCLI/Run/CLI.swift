@@ -112,10 +112,13 @@ struct OnceCommand {
         let format = options.format ?? .default(stdoutIsTerminal: output.isTerminal)
         // Nothing has been accepted yet, so a signal has nothing to flush.
         SignalWatcher.start { signal in _exit(signal == SIGINT ? ExitCode.interrupted.rawValue : ExitCode.terminated.rawValue) }
-        let session = GPSDSession(source: options.source)
+        let reporter = StatusReporter(verbose: options.verbose)
+        let session = GPSDSession(source: options.source, statusHandler: { reporter.report($0) })
         do {
             let fix = try await session.firstFix(
-                minimumAccuracy: options.minimumAccuracy, timeout: .milliseconds(Int64(options.timeoutSeconds * 1000)))
+                minimumAccuracy: options.minimumAccuracy,
+                timeout: .milliseconds(Int64(options.timeoutSeconds * 1000)),
+                maximumAge: options.maximumAgeSeconds > 0 ? .milliseconds(Int64(options.maximumAgeSeconds * 1000)) : nil)
             try output.write(format.line(for: fix))
             return .success
         } catch let error as StandardOutput.WriteError {

@@ -14,7 +14,7 @@ enum HelpText {
 
         Usage:
           loctrack stream [--min-accuracy METERS] [--format json|text] [--no-reconnect] [--verbose] [SOURCE]
-          loctrack once   [--min-accuracy METERS] [--timeout SECONDS] [--format json|text] [SOURCE]
+          loctrack once   [--min-accuracy METERS] [--timeout SECONDS] [--max-age SECONDS] [--format json|text] [SOURCE]
           loctrack help [COMMAND]
           loctrack --version
 
@@ -55,14 +55,19 @@ enum HelpText {
         """
 
     static let once = """
-        Usage: loctrack once [--min-accuracy METERS] [--timeout SECONDS] [--format json|text] [SOURCE]
+        Usage: loctrack once [--min-accuracy METERS] [--timeout SECONDS] [--max-age SECONDS] [--format json|text] [SOURCE]
 
-        Waits for the first fix that meets the accuracy bar, prints it, exits 0.
-        Exits 75 when none arrives within the timeout, 69 when gpsd is unavailable.
+        Prints the first fix that meets the accuracy bar and exits 0. A fix gpsd
+        already has counts if it is no older than --max-age by gpsd's clock, so a
+        gpsd that is already tracking answers at once. Exits 75 when no acceptable
+        fix arrives within the timeout, 69 when gpsd is unavailable.
 
         Options:
           --min-accuracy METERS  accept only a fix whose eph is at most METERS
           --timeout SECONDS      give up after SECONDS (default 30)
+          --max-age SECONDS      accept gpsd's latest fix if at most this old
+                                 (default 2; 0 waits for a new fix)
+          -v, --verbose          report connection events and skipped reports
           --format json|text     output format (default: text on a terminal, else json)
           -h, --help             this help
 

@@ -29,13 +29,24 @@ struct CommandParsingTests {
 
     @Test("given every once option when parsed then each is taken")
     func onceAllOptions() throws {
-        let parsed = try Command(arguments: ["once", "--timeout", "7.5", "--min-accuracy", "50", "--format", "text", "[::1]:2948"])
-        #expect(parsed == .once(.init(minimumAccuracy: 50, timeoutSeconds: 7.5, format: .text, source: GPSDSource(host: "::1", port: "2948"))))
+        let parsed = try Command(arguments: [
+            "once", "--timeout", "7.5", "--min-accuracy", "50", "--max-age=0", "--format", "text", "-v", "[::1]:2948",
+        ])
+        #expect(parsed == .once(.init(
+            minimumAccuracy: 50, timeoutSeconds: 7.5, maximumAgeSeconds: 0, format: .text,
+            source: GPSDSource(host: "::1", port: "2948"), verbose: true)))
     }
 
-    @Test("given once without a timeout when parsed then the timeout is 30 s")
-    func onceDefaultTimeout() throws {
-        #expect(try Command(arguments: ["once"]) == .once(.init(timeoutSeconds: 30)))
+    @Test("given once without a timeout when parsed then the timeout is 30 s and the maximum age 2 s")
+    func onceDefaults() throws {
+        #expect(try Command(arguments: ["once"]) == .once(.init(timeoutSeconds: 30, maximumAgeSeconds: 2)))
+    }
+
+    @Test("given stream's connection flags when parsed then reconnecting is off and verbose on")
+    func streamFlags() throws {
+        #expect(try Command(arguments: ["stream", "--no-reconnect", "--verbose"]) ==
+            .stream(.init(reconnect: false, verbose: true)))
+        #expect(try Command(arguments: ["stream", "-v"]) == .stream(.init(verbose: true)))
     }
 
     @Test("given help spellings when parsed then they name the right topic",
@@ -78,6 +89,10 @@ struct CommandParsingTests {
             (["once", "--timeout", "inf"], .invalidValue("inf", option: "--timeout", expected: "a positive number of seconds")),
             (["once", "--timeout="], .invalidValue("", option: "--timeout", expected: "a positive number of seconds")),
             (["stream", "--format", "xml"], .invalidValue("xml", option: "--format", expected: "json or text")),
+            (["once", "--max-age", "-1"], .invalidValue("-1", option: "--max-age", expected: "a number of seconds, 0 or more")),
+            (["stream", "--max-age", "1"], .unknownOption("--max-age", command: "stream")),
+            (["stream", "--no-reconnect=yes"], .unexpectedValue("yes", option: "--no-reconnect")),
+            (["once", "--no-reconnect"], .unknownOption("--no-reconnect", command: "once")),
             (["stream", "a", "b"], .unexpectedArgument("b", command: "stream")),
             (["once", "a:1", "b:2"], .unexpectedArgument("b:2", command: "once")),
             (["help", "fly"], .unknownCommand("fly")),
