@@ -32,11 +32,19 @@ final class ReportHandler {
         refusal = nil
     }
 
-    func handle(line: UnsafeMutablePointer<CChar>, length: Int) {
+    func handle(line: UnsafeMutablePointer<CChar>, length lineLength: Int) {
+        var length = lineLength
         let reportClass = ReportClass(line: line, length: length)
         if reportClass == .other || line[length - 1] != 0x7D {  // every report is one `{…}` object
             malformed(line, length, why: reportClass == .other ? "not a gpsd report" : "truncated report")
             return
+        }
+        if reportClass != .poll && reportClass != .sky && reportClass != .devices {
+            guard let flatLength = FlatReport.flatten(line, length: length) else {
+                malformed(line, length, why: "not a well-formed JSON object")
+                return
+            }
+            length = flatLength
         }
         switch reportClass {
         case .tpv:
@@ -60,7 +68,9 @@ final class ReportHandler {
                     let base = object.baseAddress!
                     UnsafeMutableRawPointer(base).copyMemory(from: line + range.lowerBound, byteCount: range.count)
                     base[range.count] = 0
-                    if let fix = decoder.decodeTPV(line: base).fix { fixes.append(fix) }
+                    if FlatReport.flatten(base, length: range.count) != nil, let fix = decoder.decodeTPV(line: base).fix {
+                        fixes.append(fix)
+                    }
                 }
             }
             sink(.polled(fixes, gpsdTime: reply.time))

@@ -95,3 +95,34 @@ struct TimestampTests {
         #expect(Timestamp(iso8601: text) == nil)
     }
 }
+
+@Suite("Flattening reports for libgps")
+struct FlatReportTests {
+    static func flatten(_ text: String) -> String? {
+        var bytes = Array(text.utf8CString)
+        return bytes.withUnsafeMutableBufferPointer { buffer -> String? in
+            guard let length = FlatReport.flatten(buffer.baseAddress!, length: text.utf8.count) else { return nil }
+            return String(decoding: UnsafeRawBufferPointer(start: buffer.baseAddress!, count: length), as: UTF8.self)
+        }
+    }
+
+    @Test("given reports when flattened then nested members are gone and the rest is kept byte for byte",
+          arguments: [
+            (#"{"class":"TPV","mode":3,"lat":1.5}"#, #"{"class":"TPV","mode":3,"lat":1.5}"#),
+            (#"{"class":"TPV","a":[{"class":"GST"}],"lat":1.5}"#, #"{"class":"TPV","lat":1.5}"#),
+            (#"{"class":"TPV","lat":1.5,"a":{"b":[1,{"c":"}"}]}}"#, #"{"class":"TPV","lat":1.5}"#),
+            (#"{"a":[1],"class":"TPV"}"#, #"{"class":"TPV"}"#),
+            (#"{"class":"TPV","device":"/dev/[x]{y}\"z"}"#, #"{"class":"TPV","device":"/dev/[x]{y}\"z"}"#),
+          ])
+    func flattens(input: String, output: String) {
+        #expect(Self.flatten(input) == output)
+    }
+
+    @Test("given lines that are not one JSON object when flattened then they are refused",
+          arguments: [#"{"class":"TPV","lat":1"#, #"{"class":"TPV","x":"abc}"#, #"{"class":"TPV"}}"#,
+                      #"{"class":"TPV"} trailing"#, #"["class"]"#, "{", "", #"{"class":"TPV",["class":"GST""#,
+                      #"{="class":"TPV"}"#, #"{"class":"TPV","lat":}"#, #"{"class":"TPV",,"lat":1}"#, #"{"class":"TPV","lat"1}"#])
+    func refuses(input: String) {
+        #expect(Self.flatten(input) == nil)
+    }
+}

@@ -1,0 +1,161 @@
+# loctrack: build, test, demo and install.
+#
+#   make / make build     release build: .build/release/loctrack
+#   make deps             install libgps-dev, gpsd, gpsd-clients if missing (apt, sudo when not root)
+#   make test             debug build + swift test (swift-testing)
+#   make demo             replay demo/track.nmea through gpsfake + gpsd into `loctrack stream`
+#                         (variables: CYCLE=0.02 seconds between NMEA sentences, 0.2 is about
+#                         real time; FORMAT=text|json)
+#   make install          $(DESTDIR)$(PREFIX)/bin/loctrack and man page (PREFIX=/usr/local)
+#   make uninstall        removes what install put there
+#   make clean            swift package clean + remove .build
+#
+# Longer shell logic lives in scripts/, not here.
+
+SHELL := /bin/bash
+
+# Swift: the one on PATH, else the toolchain at /opt/swift.
+SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
+SWIFT_BIN_DIR := $(patsubst %/,%,$(dir $(SWIFT)))
+ifneq ($(SWIFT_BIN_DIR),.)
+export PATH := $(SWIFT_BIN_DIR):$(PATH)
+endif
+# Extra flags for the release build, e.g. SWIFT_BUILD_FLAGS=--static-swift-stdlib for a
+# binary that does not need the Swift runtime libraries of this toolchain at run time.
+SWIFT_BUILD_FLAGS ?=
+SWIFT_TEST_FLAGS ?=
+
+PREFIX ?= /usr/local
+DESTDIR ?=
+BINDIR := $(PREFIX)/bin
+MANDIR := $(PREFIX)/share/man
+INSTALL ?= install
+
+BIN := .build/release/loctrack
+MANPAGE := docs/loctrack.1
+
+CYCLE ?= 0.02
+FORMAT ?= text
+
+.DEFAULT_GOAL := build
+
+.PHONY: all build deps test demo install uninstall clean help
+
+all: build
+
+help:
+	@sed -n '1,/^$$/s/^# \{0,1\}//p' $(firstword $(MAKEFILE_LIST))
+
+deps:
+	@bash scripts/install-deps.sh
+
+build: deps
+	$(SWIFT) build -c release $(SWIFT_BUILD_FLAGS)
+	@echo "built $(BIN)"
+
+# Debug build first: the tests run the `loctrack` executable that sits next to
+# the test bundle in .build/debug.
+test: deps
+	$(SWIFT) build
+	$(SWIFT) test $(SWIFT_TEST_FLAGS)
+
+demo: build
+	@CYCLE='$(CYCLE)' FORMAT='$(FORMAT)' LOCTRACK='$(BIN)' bash scripts/demo.sh
+
+# Installs what is already built; builds only when the binary is missing, so
+# `make && sudo make install` does not compile as root.
+$(BIN):
+	$(MAKE) build
+
+install: $(BIN)
+	$(INSTALL) -d '$(DESTDIR)$(BINDIR)'
+	$(INSTALL) -m 0755 $(BIN) '$(DESTDIR)$(BINDIR)/loctrack'
+	@if [ -f $(MANPAGE) ]; then \
+		echo "$(INSTALL) -m 0644 $(MANPAGE) '$(DESTDIR)$(MANDIR)/man1/loctrack.1'"; \
+		$(INSTALL) -d '$(DESTDIR)$(MANDIR)/man1' && \
+		$(INSTALL) -m 0644 $(MANPAGE) '$(DESTDIR)$(MANDIR)/man1/loctrack.1'; \
+	else \
+		echo "note: $(MANPAGE) not found, man page not installed"; \
+	fi
+
+uninstall:
+	rm -f '$(DESTDIR)$(BINDIR)/loctrack' '$(DESTDIR)$(MANDIR)/man1/loctrack.1'
+
+clean:
+	-$(SWIFT) package clean
+	rm -rf .build
+
+# Further targets (benchmarks, conformance runs against the gpsd logs, fault
+# injection) go below this line, each as a .PHONY target that depends on
+# `build` or `deps` and keeps its shell logic in scripts/.
+
+# ---------------------------------------------------------------------------
+# fuzz: the fuzz test over gpsd's real captures (make test runs 100,000 mutations
+# of a built-in corpus; this runs FUZZ_ITERATIONS mutations of ../shared/gpsd-logs).
+# ---------------------------------------------------------------------------
+FUZZ_ITERATIONS ?= 1000000
+FUZZ_SEED ?= 1
+
+.PHONY: fuzz
+fuzz: deps
+	$(SWIFT) build --build-tests
+	LOCTRACK_FUZZ_CORPUS='$(or $(GPSD_LOGS),../shared/gpsd-logs)' LOCTRACK_FUZZ_ITERATIONS=$(FUZZ_ITERATIONS) \
+		LOCTRACK_FUZZ_SEED=$(FUZZ_SEED) $(SWIFT) test --skip-build --filter ReportFuzzTests
+
+# ---------------------------------------------------------------------------
+# conformance: loctrack's fixes must be exactly gpsd's epochs (scripts/conformance.py)
+#
+#   make conformance     release build, then every NAME.log in ../shared/gpsd-logs
+#                        (GPSD_LOGS=... to override) replayed two ways: the JSON capture
+#                        through a scripted gpsd (scripts/fake_gpsd.py), and the raw log
+#                        through gpsfake into a real gpsd; prints a table per way and
+#                        fails on any difference. Artifacts: out/conformance/.
+#                        Variables: LOCTRACK=path to another binary (default $(BIN)),
+#                        CONFORMANCE_FLAGS='--jobs 4 --only sirf2 --way scripted ...'
+#                        (see python3 scripts/conformance.py --help).
+# ---------------------------------------------------------------------------
+LOCTRACK ?= $(BIN)
+PYTHON ?= python3
+CONFORMANCE_FLAGS ?=
+
+.PHONY: conformance
+conformance: build
+	LOCTRACK='$(LOCTRACK)' $(if $(GPSD_LOGS),GPSD_LOGS='$(GPSD_LOGS)') $(PYTHON) scripts/conformance.py $(CONFORMANCE_FLAGS)
+
+# ---------------------------------------------------------------------------
+# bench: loctrack against a C libgps client and `gpspipe -w` (Benchmarks/run.py,
+# docs/performance.md)
+#
+#   make bench           release build of loctrack (in .build-bench), the C reference
+#                        client and the flood gpsd emulator (in Benchmarks/bin), then the
+#                        full benchmark (about 12 minutes): flood, steady 1 Hz / 10 Hz,
+#                        latency, idle, `once` on a warm gpsd, long flood. Prints the table
+#                        and writes Benchmarks/results/latest.md.
+#                        BENCH_FLAGS='--rounds 7 --only flood,once ...' (run.py --help).
+#   make bench-smoke     the same at toy sizes (about 20 s; table in Benchmarks/bin/smoke.md):
+#                        fails only if something does not build, run or print the right fixes.
+# ---------------------------------------------------------------------------
+BENCH_BIN := Benchmarks/bin
+BENCH_SCRATCH := .build-bench
+BENCH_LOCTRACK := $(BENCH_SCRATCH)/release/loctrack
+# Any C compiler: cc, else gcc, else the clang that ships with the Swift toolchain.
+BENCH_CC ?= $(shell command -v cc 2>/dev/null || command -v gcc 2>/dev/null || echo $(patsubst %/,%,$(dir $(SWIFT)))/clang)
+BENCH_CFLAGS ?= -O2 -Wall -Wextra
+BENCH_FLAGS ?=
+
+.PHONY: bench bench-smoke bench-build
+bench-build: deps
+	$(SWIFT) build -c release --scratch-path $(BENCH_SCRATCH) $(SWIFT_BUILD_FLAGS)
+	@mkdir -p $(BENCH_BIN)
+	$(BENCH_CC) $(BENCH_CFLAGS) -o $(BENCH_BIN)/flood_gpsd Benchmarks/emulator/flood_gpsd.c
+	$(BENCH_CC) $(BENCH_CFLAGS) -o $(BENCH_BIN)/gpsclient Benchmarks/c-client/gpsclient.c \
+		$$(pkg-config --cflags --libs libgps 2>/dev/null || echo -lgps) -lm
+
+bench: bench-build
+	@test -x /usr/bin/time || { echo "bench: installing GNU time (/usr/bin/time)"; \
+		$$( [ "$$(id -u)" -eq 0 ] || echo sudo ) apt-get install -y time >/dev/null || \
+		echo "bench: no /usr/bin/time; peak RSS comes from wait4 (the same figure)"; }
+	$(or $(PYTHON),python3) Benchmarks/run.py --loctrack $(BENCH_LOCTRACK) $(BENCH_FLAGS)
+
+bench-smoke: bench-build
+	$(or $(PYTHON),python3) Benchmarks/run.py --smoke --loctrack $(BENCH_LOCTRACK) $(BENCH_FLAGS)

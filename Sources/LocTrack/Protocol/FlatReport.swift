@@ -1,0 +1,128 @@
+/// Makes a report line safe for libgps 3.22's parser, in place.
+///
+/// libgps 3.22's JSON parser loops forever on some malformed or unexpected
+/// input, found by loctrack's fuzzer: `{="class":"TPV"` and, although it is
+/// valid JSON, `{"class":"TPV","a":[{"class":"GST"}]}`. It also stops reading
+/// a report at the first array-valued key it does not know. So before libgps
+/// sees a TPV, VERSION or ERROR report (none of which has nested values in
+/// gpsd's protocol), loctrack checks that the line is exactly one JSON object
+/// of `"key":scalar` members and removes every nested member (`"key":[…]`,
+/// `"key":{…}`). Anything else is refused and counted as malformed.
+enum FlatReport {
+    /// Rewrites the NUL-terminated `line` of `length` bytes without nested members.
+    /// - Returns: the new length, or nil when the line is not one well-formed JSON object.
+    static func flatten(_ line: UnsafeMutablePointer<CChar>, length: Int) -> Int? {
+        var scanner = Scanner(line: line, length: length)
+        guard scanner.take(0x7B) else { return nil }  // {
+        var write = 1
+        var first = true
+        scanner.skipSpace()
+        if scanner.take(0x7D) { return finish(line, &write, scanner) }  // {}
+        while true {
+            let memberStart = scanner.position
+            scanner.skipSpace()
+            guard scanner.skipString() else { return nil }  // the key
+            scanner.skipSpace()
+            guard scanner.take(0x3A) else { return nil }  // :
+            scanner.skipSpace()
+            let nested = scanner.peek == 0x7B || scanner.peek == 0x5B
+            guard nested ? scanner.skipNested() : scanner.skipScalar() else { return nil }
+            let memberEnd = scanner.position
+            if !nested {
+                if !first { line[write] = 0x2C; write += 1 }  // ,
+                for index in memberStart..<memberEnd {
+                    line[write] = line[index]
+                    write += 1
+                }
+                first = false
+            }
+            scanner.skipSpace()
+            if scanner.take(0x2C) { continue }
+            guard scanner.take(0x7D) else { return nil }  // }
+            return finish(line, &write, scanner)
+        }
+    }
+
+    private static func finish(_ line: UnsafeMutablePointer<CChar>, _ write: inout Int, _ scanner: Scanner) -> Int? {
+        var scanner = scanner
+        scanner.skipSpace()
+        guard scanner.atEnd else { return nil }  // trailing bytes after the object
+        line[write] = 0x7D
+        write += 1
+        line[write] = 0
+        return write
+    }
+
+    private struct Scanner {
+        let line: UnsafeMutablePointer<CChar>
+        let length: Int
+        var position = 0
+
+        var atEnd: Bool { position >= length }
+        var peek: UInt8 { atEnd ? 0 : UInt8(bitPattern: line[position]) }
+
+        mutating func take(_ byte: UInt8) -> Bool {
+            guard peek == byte, !atEnd else { return false }
+            position += 1
+            return true
+        }
+
+        mutating func skipSpace() {
+            while !atEnd, peek == 0x20 || peek == 0x09 || peek == 0x0D { position += 1 }
+        }
+
+        /// A JSON string with its escapes; control characters are refused.
+        mutating func skipString() -> Bool {
+            guard take(0x22) else { return false }
+            while !atEnd {
+                let byte = peek
+                position += 1
+                if byte == 0x22 { return true }
+                if byte < 0x20 { return false }
+                if byte == 0x5C {
+                    guard !atEnd else { return false }
+                    position += 1
+                }
+            }
+            return false
+        }
+
+        /// A number or a literal (true, false, null): the characters they are made of.
+        mutating func skipScalar() -> Bool {
+            if peek == 0x22 { return skipString() }
+            let start = position
+            while !atEnd {
+                let byte = peek
+                let isNumberOrLiteral = (0x30...0x39).contains(byte) || byte == 0x2D || byte == 0x2B || byte == 0x2E
+                    || (0x61...0x7A).contains(byte) || byte == 0x45
+                guard isNumberOrLiteral else { break }
+                position += 1
+            }
+            return position > start
+        }
+
+        /// A nested object or array, with balanced brackets and well-formed strings.
+        mutating func skipNested() -> Bool {
+            var depth = 0
+            while !atEnd {
+                switch peek {
+                case 0x22:
+                    guard skipString() else { return false }
+                    continue
+                case 0x7B, 0x5B:
+                    depth += 1
+                case 0x7D, 0x5D:
+                    depth -= 1
+                    if depth == 0 {
+                        position += 1
+                        return true
+                    }
+                default:
+                    break
+                }
+                position += 1
+            }
+            return false
+        }
+    }
+}

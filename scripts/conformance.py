@@ -1,0 +1,760 @@
+#!/usr/bin/env python3
+"""conformance: loctrack's fixes must be exactly gpsd's epochs, over real receiver logs.
+
+For every NAME.log in the gpsd-logs folder (GPSD_LOGS, default ../shared/gpsd-logs
+from the repository root) the expectation is: one fix per distinct (device, time)
+among gpsd's TPV reports that carry mode >= 2, lat, lon and time, with the values
+of gpsd's LAST such report for that epoch.  Nothing from mode < 2, nothing twice,
+nothing extra.  Every field loctrack prints that gpsd gave must match it: lat/lon
+(and the strings: class, time, device) to the last character of gpsd's JSON text,
+the other numbers by value (a number equal in value but written differently is
+listed as a format warning; --strict-text makes it a failure).  A field loctrack
+prints that gpsd's report did not have is a failure too.
+
+Two ways, each with its own table:
+
+  scripted  NAME.log.gpsd.jsonl (everything gpspipe -w printed) is replayed by
+            scripts/fake_gpsd.py, a scripted gpsd, to `loctrack stream`;
+            expectation from NAME.log.tpv.jsonl.  Deterministic.
+  gpsfake   NAME.log is replayed by gpsfake into a real gpsd 3.22; loctrack and
+            gpspipe -w watch the same gpsd; expectation from what gpsd sent in
+            THAT run (gpspipe's TPVs), also checked against gpsfake's own watcher
+            (was gpspipe attached from the start?) and, for information, against
+            the stored capture NAME.log.tpv.jsonl.
+
+gpsfake gives each run a new pty, so `device` values /dev/pts/N are compared as
+/dev/pts/*.  loctrack must exit 69 (gpsd closed the connection) at the end.
+
+Environment: LOCTRACK (binary, default .build/release/loctrack), GPSD_LOGS.
+Exit status: 0 all exact, 1 any difference, 2 cannot run (no logs, no binary).
+Artifacts (loctrack output, gpspipe/gpsfake output, all differences) go to
+out/conformance/ (--out).
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Dict, List, Optional, Tuple
+
+SCRIPTS = Path(__file__).resolve().parent
+ROOT = SCRIPTS.parent
+sys.path.insert(0, str(SCRIPTS))
+from fake_gpsd import FakeGpsd  # noqa: E402
+
+# The fields loctrack's JSON output can carry (gpsd's TPV names), in gpsd's order.
+OUTPUT_FIELDS = [
+    "class", "device", "status", "mode", "time", "leapseconds", "ept", "lat", "lon", "altHAE", "altMSL",
+    "epx", "epy", "epv", "track", "magtrack", "magvar", "speed", "climb", "epd", "eps", "epc",
+    "ecefx", "ecefy", "ecefz", "ecefvx", "ecefvy", "ecefvz", "ecefpAcc", "ecefvAcc", "velN", "velE", "velD",
+    "geoidSep", "eph", "sep",
+]
+TEXT_EXACT_NUMBERS = {"lat", "lon"}
+PTY_RE = re.compile(r"^/dev/pts/\d+$")
+TIME_RE = re.compile(r"^(\d{4,})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(?:\.(\d{1,9}))?Z$")
+
+
+class Num(str):
+    """A JSON number, kept as gpsd's exact text."""
+
+
+def parse_json(text: str):
+    return json.loads(text, parse_float=Num, parse_int=Num)
+
+
+def norm_device(value) -> str:
+    if not isinstance(value, str):
+        return ""
+    return "/dev/pts/*" if PTY_RE.match(value) else value
+
+
+def time_key(value: str):
+    match = TIME_RE.match(value)
+    if not match:
+        return ("raw", value)
+    parts = [int(group) for group in match.groups()[:6]]
+    fraction = (match.group(7) or "").ljust(9, "0")
+    return tuple(parts) + (int(fraction),)
+
+
+def mode_of(report: dict) -> int:
+    try:
+        return int(report.get("mode", 0))
+    except (TypeError, ValueError):
+        return 0
+
+
+def is_fix(report: dict) -> bool:
+    return (mode_of(report) >= 2 and "lat" in report and "lon" in report
+            and isinstance(report.get("time"), str) and report["time"] != "")
+
+
+def epoch_key(report: dict) -> Tuple[str, object]:
+    return (norm_device(report.get("device")), time_key(report["time"]))
+
+
+def normalise_line(line: str) -> str:
+    return re.sub(r'"device":"/dev/pts/\d+"', '"device":"/dev/pts/*"', line.strip())
+
+
+def tpv_lines(path: Path) -> List[str]:
+    """The TPV lines of a gpsd JSON-lines file, exactly as written."""
+    result = []
+    with open(path, encoding="utf-8", errors="replace") as handle:
+        for line in handle:
+            line = line.rstrip("\r\n")
+            if re.search(r'"class"\s*:\s*"TPV"', line):
+                result.append(line)
+    return result
+
+
+@dataclass
+class Epoch:
+    report: dict
+    first_index: int
+    reports: int = 1
+
+
+def expected_epochs(lines: List[str]) -> Tuple[Dict[tuple, Epoch], Dict[tuple, int]]:
+    """gpsd's epochs: (device, time) -> the last fix report; plus no-fix reports by the same key."""
+    epochs: Dict[tuple, Epoch] = {}
+    nonfix: Dict[tuple, int] = {}
+    for index, line in enumerate(lines):
+        try:
+            report = parse_json(line)
+        except ValueError:
+            continue
+        if not isinstance(report, dict) or report.get("class") != "TPV":
+            continue
+        if is_fix(report):
+            key = epoch_key(report)
+            if key in epochs:
+                epochs[key].report = report
+                epochs[key].reports += 1
+            else:
+                epochs[key] = Epoch(report, index)
+        elif isinstance(report.get("time"), str):
+            key = epoch_key(report)
+            nonfix[key] = mode_of(report)
+    return epochs, nonfix
+
+
+@dataclass
+class Diff:
+    way: str
+    log: str
+    time: str
+    field: str
+    expected: str
+    got: str
+    warning: bool = False
+
+    def __str__(self) -> str:
+        tag = "WARN" if self.warning else "DIFF"
+        return "%s [%s] %s %s %s: expected %s, got %s" % (
+            tag, self.way, self.log, self.time, self.field, self.expected, self.got)
+
+
+@dataclass
+class Outcome:
+    way: str
+    log: str
+    expected: int = 0
+    fixes: int = 0
+    exact: int = 0
+    missing: int = 0
+    extra: int = 0
+    duplicates: int = 0
+    field_diffs: int = 0
+    warnings: int = 0
+    exit_code: object = None
+    gpsd_tpvs: Optional[int] = None
+    vs_capture: str = ""
+    notes: List[str] = field(default_factory=list)
+    diffs: List[Diff] = field(default_factory=list)
+    harness_error: str = ""
+    skipped: str = ""
+    seconds: float = 0.0
+
+    @property
+    def failed(self) -> bool:
+        if self.skipped:
+            return False
+        return bool(self.harness_error or any(not d.warning for d in self.diffs)
+                    or self.exit_code != 69 or self.exact != self.expected or self.fixes != self.expected)
+
+
+def show(value) -> str:
+    if value is None:
+        return "(absent)"
+    if isinstance(value, Num):
+        return str(value)
+    return json.dumps(value)
+
+
+def compare(way: str, log: str, epochs: Dict[tuple, Epoch], nonfix: Dict[tuple, int],
+            output: List[str], strict_text: bool, outcome: Outcome) -> None:
+    """Fills outcome with loctrack's output checked against gpsd's epochs."""
+    outcome.expected = len(epochs)
+    seen: Dict[tuple, int] = {}
+    order: List[tuple] = []
+    exact_keys = set()
+
+    def diff(time_text, name, expected, got, warning=False):
+        outcome.diffs.append(Diff(way, log, time_text, name, expected, got, warning))
+
+    for number, line in enumerate(output, 1):
+        if not line.strip():
+            continue
+        try:
+            got = parse_json(line)
+            if not isinstance(got, dict):
+                raise ValueError("not an object")
+        except ValueError as error:
+            diff("line %d" % number, "(output)", "a JSON object", "%r (%s)" % (line[:120], error))
+            continue
+        outcome.fixes += 1
+        if not isinstance(got.get("time"), str):
+            diff("line %d" % number, "time", "an ISO 8601 time", show(got.get("time")))
+            continue
+        key = epoch_key(got)
+        seen[key] = seen.get(key, 0) + 1
+        if seen[key] > 1:
+            outcome.duplicates += 1
+            diff(got["time"], "(fix)", "one fix for this epoch", "fix #%d for it (line %d)" % (seen[key], number))
+            continue
+        epoch = epochs.get(key)
+        if epoch is None:
+            outcome.extra += 1
+            if key in nonfix:
+                why = "no fix: gpsd's report for this time has mode %d or lacks lat/lon" % nonfix[key]
+            else:
+                why = "no such epoch in gpsd's TPVs"
+            diff(got["time"], "(fix)", why, "a fix (line %d): %s" % (number, line.strip()[:160]))
+            continue
+        order.append(key)
+        expected = epoch.report
+        names = [name for name in OUTPUT_FIELDS if name in expected or name in got]
+        names += [name for name in got if name not in OUTPUT_FIELDS and name not in names]
+        bad = False
+        for name in names:
+            want, have = expected.get(name), got.get(name)
+            if name not in got:
+                bad = True
+                diff(got["time"], name, show(want), "(absent)")
+            elif name not in expected:
+                bad = True
+                diff(got["time"], name, "(absent: gpsd did not send it)", show(have))
+            elif name == "device":
+                if norm_device(want) != norm_device(have):
+                    bad = True
+                    diff(got["time"], name, show(want), show(have))
+            elif isinstance(want, Num) and isinstance(have, Num):
+                if str(want) == str(have):
+                    continue
+                if name in TEXT_EXACT_NUMBERS or strict_text:
+                    bad = True
+                    diff(got["time"], name, str(want), str(have))
+                elif float(want) == float(have):
+                    outcome.warnings += 1
+                    diff(got["time"], name, str(want), str(have) + " (same value, other text)", warning=True)
+                else:
+                    bad = True
+                    diff(got["time"], name, str(want), str(have))
+            elif type(want) is not type(have) or want != have:
+                bad = True
+                diff(got["time"], name, show(want), show(have))
+        if bad:
+            outcome.field_diffs += 1
+        else:
+            exact_keys.add(key)
+    for key, epoch in epochs.items():
+        if key not in seen:
+            outcome.missing += 1
+            report = epoch.report
+            diff(report["time"], "(fix)", "a fix (gpsd: %d report(s), last lat %s lon %s mode %s)"
+                 % (epoch.reports, report.get("lat"), report.get("lon"), report.get("mode")), "(none)")
+    outcome.exact = len(exact_keys)
+    expected_order = sorted(order, key=lambda key: epochs[key].first_index)
+    if order != expected_order:
+        moved = sum(1 for a, b in zip(order, expected_order) if a != b)
+        outcome.notes.append("order differs from gpsd's at %d positions" % moved)
+
+
+def read_lines(path: Path) -> List[str]:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            return handle.read().splitlines()
+    except FileNotFoundError:
+        return []
+
+
+def tail(path: Path, lines: int = 5) -> str:
+    text = read_lines(path)
+    return " | ".join(line.strip() for line in text[-lines:] if line.strip())
+
+
+def kill_group(process: Optional[subprocess.Popen], sig=signal.SIGKILL) -> None:
+    if process is None:
+        return
+    try:
+        os.killpg(process.pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+    try:
+        process.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        pass
+
+
+def wait_exit(process: subprocess.Popen, timeout: float):
+    """The exit code, or 'timeout' (the process group is then killed)."""
+    try:
+        return process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        kill_group(process)
+        return "timeout"
+
+
+_port_lock = threading.Lock()
+_ports_given = set()
+
+
+def free_port() -> int:
+    import socket
+    with _port_lock:
+        for _ in range(50):
+            with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+                probe.bind(("127.0.0.1", 0))
+                port = probe.getsockname()[1]
+            if port not in _ports_given:
+                _ports_given.add(port)
+                return port
+    raise RuntimeError("no free port")
+
+
+def group_members(pgid: int) -> List[int]:
+    """The processes of process group pgid (a wrapper script and the loctrack it runs)."""
+    members = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % entry) as handle:
+                fields = handle.read().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if len(fields) > 2 and fields[2] == str(pgid):
+            members.append(int(entry))
+    return members
+
+
+def established_to(pgid: int, port: int) -> bool:
+    """Whether a process of group pgid has an established TCP connection to loopback port."""
+    inodes = set()
+    for pid in group_members(pgid):
+        try:
+            descriptors = os.listdir("/proc/%d/fd" % pid)
+        except OSError:
+            continue
+        for fd in descriptors:
+            try:
+                link = os.readlink("/proc/%d/fd/%s" % (pid, fd))
+            except OSError:
+                continue
+            if link.startswith("socket:["):
+                inodes.add(link[8:-1])
+    if not inodes:
+        return False
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            with open(table) as handle:
+                rows = handle.read().splitlines()[1:]
+        except OSError:
+            continue
+        for row in rows:
+            parts = row.split()
+            if len(parts) > 9 and parts[3] == "01" and parts[9] in inodes:
+                if int(parts[2].rsplit(":", 1)[1], 16) == port:
+                    return True
+    return False
+
+
+class Config:
+    def __init__(self, args):
+        self.logs: Path = args.logs
+        self.loctrack: str = args.loctrack
+        self.out: Path = args.out
+        self.cycle: float = args.cycle
+        self.timeout: float = args.timeout
+        self.strict_text: bool = args.strict_text
+        self.verbose: bool = args.verbose
+        self.scripted_timeout: float = args.scripted_timeout
+        self.pace: float = args.pace
+        self.stream_flags: List[str] = stream_flags(args.loctrack)
+
+
+def say(config: Config, message: str) -> None:
+    if config.verbose:
+        print(message, file=sys.stderr, flush=True)
+
+
+def stream_flags(loctrack: str) -> List[str]:
+    """--no-reconnect when this loctrack has it: the stream must end (exit 69) when gpsd does."""
+    try:
+        process = subprocess.Popen([loctrack, "help", "stream"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                   stdin=subprocess.DEVNULL, text=True, start_new_session=True)
+    except OSError:
+        return []
+    try:
+        text, _ = process.communicate(timeout=10)
+    except subprocess.TimeoutExpired:
+        kill_group(process)
+        return []
+    return ["--no-reconnect"] if "--no-reconnect" in text else []
+
+
+def loctrack_command(config: Config, port: int) -> List[str]:
+    return [config.loctrack, "stream", "--format", "json"] + config.stream_flags + ["127.0.0.1:%d" % port]
+
+
+# -- the scripted way ------------------------------------------------------------------
+
+def run_scripted(config: Config, log: Path) -> Outcome:
+    name = log.name
+    outcome = Outcome("scripted", name)
+    started = time.monotonic()
+    capture = log.with_name(name + ".gpsd.jsonl")
+    reference = log.with_name(name + ".tpv.jsonl")
+    if not capture.exists() and not reference.exists():
+        outcome.skipped = "no %s.gpsd.jsonl or .tpv.jsonl" % name
+        return outcome
+    if not capture.exists():
+        outcome.notes.append("no .gpsd.jsonl: replayed the TPV capture alone")
+        capture = reference
+    expected_lines = tpv_lines(reference if reference.exists() else capture)
+    if reference.exists() and capture != reference:
+        if [normalise_line(x) for x in tpv_lines(capture)] != [normalise_line(x) for x in expected_lines]:
+            outcome.notes.append("the TPV lines of .gpsd.jsonl and .tpv.jsonl differ")
+    epochs, nonfix = expected_epochs(expected_lines)
+    outcome.gpsd_tpvs = len(expected_lines)
+    workdir = config.out / "scripted"
+    stdout_path, stderr_path = workdir / (name + ".loctrack.jsonl"), workdir / (name + ".loctrack.err")
+    # max_clients=1: a reconnect is refused (and loctrack's exit code shows it).
+    server = FakeGpsd.from_file(str(capture), max_clients=1, epoch_delay=config.pace)
+    process = None
+    try:
+        port = server.start()
+        with open(stdout_path, "wb") as out, open(stderr_path, "wb") as err:
+            process = subprocess.Popen(loctrack_command(config, port), stdout=out, stderr=err,
+                                       stdin=subprocess.DEVNULL, start_new_session=True)
+            outcome.exit_code = wait_exit(process, config.scripted_timeout)
+        server.wait_idle(timeout=5)
+    finally:
+        server.stop()
+        kill_group(process)
+    if len(server.clients) != 1:
+        outcome.harness_error = "fake gpsd saw %d connections, expected 1" % len(server.clients)
+    else:
+        client = server.clients[0]
+        if not client.watched:
+            outcome.harness_error = "loctrack never sent ?WATCH (requests: %s)" % client.commands
+        elif client.lines_sent != len(server.lines):
+            outcome.harness_error = "fake gpsd sent %d of %d lines (%s)" % (
+                client.lines_sent, len(server.lines), client.ended)
+    if outcome.exit_code != 69:
+        outcome.notes.append("loctrack exit %s, expected 69; stderr: %s" % (outcome.exit_code, tail(stderr_path)))
+    compare("scripted", name, epochs, nonfix, read_lines(stdout_path), config.strict_text, outcome)
+    outcome.seconds = time.monotonic() - started
+    return outcome
+
+
+# -- the gpsfake way -------------------------------------------------------------------
+
+def start_until(command: List[str], stdout_path: Path, stderr_path: Path, ready, give_up_at: float,
+                alive) -> Tuple[Optional[subprocess.Popen], int]:
+    """Starts command again and again until ready(process) (it connected); returns (process, tries)."""
+    tries = 0
+    while time.monotonic() < give_up_at and alive():
+        tries += 1
+        with open(stdout_path, "wb") as out, open(stderr_path, "wb") as err:
+            process = subprocess.Popen(command, stdout=out, stderr=err, stdin=subprocess.DEVNULL,
+                                       start_new_session=True)
+        while process.poll() is None and not ready(process) and time.monotonic() < give_up_at:
+            time.sleep(0.01)
+        if process.poll() is None and ready(process):
+            return process, tries
+        if process.poll() is not None and ready(process):  # connected, but already done
+            return process, tries
+        kill_group(process)
+        time.sleep(0.05)
+    return None, tries
+
+
+def run_gpsfake(config: Config, log: Path) -> Outcome:
+    outcome = None
+    for attempt in (1, 2):
+        outcome = gpsfake_attempt(config, log)
+        if not outcome.harness_error or attempt == 2:
+            break
+        say(config, "gpsfake %s: %s; trying again" % (log.name, outcome.harness_error))
+    if outcome is not None and outcome.harness_error == "" and attempt == 2:
+        outcome.notes.append("second attempt (the first had a harness problem)")
+    return outcome
+
+
+def gpsfake_attempt(config: Config, log: Path) -> Outcome:
+    name = log.name
+    outcome = Outcome("gpsfake", name)
+    started = time.monotonic()
+    workdir = config.out / "gpsfake"
+    paths = {kind: workdir / ("%s.%s" % (name, kind)) for kind in
+             ("loctrack.jsonl", "loctrack.err", "gpspipe.jsonl", "gpspipe.err", "gpsfake.jsonl", "gpsfake.err")}
+    port = free_port()
+    control_dir = tempfile.mkdtemp(prefix="conformance-gpsfake-")
+    environment = dict(os.environ, TMPDIR=control_dir)
+    fake = loctrack = pipe = None
+    try:
+        with open(paths["gpsfake.jsonl"], "wb") as out, open(paths["gpsfake.err"], "wb") as err:
+            fake = subprocess.Popen(
+                ["gpsfake", "-q", "-1", "-p", "-P", str(port), "-W", "10", "-c", str(config.cycle),
+                 "-r", '?WATCH={"json":true}', str(log)],
+                stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=environment, start_new_session=True)
+        alive = lambda: fake.poll() is None  # noqa: E731
+        give_up_at = time.monotonic() + 10
+        # loctrack first, then gpspipe: if gpspipe, attached later, saw every TPV that
+        # gpsfake's own watcher saw, loctrack was attached in time as well.
+        loctrack, tries = start_until(loctrack_command(config, port), paths["loctrack.jsonl"],
+                                      paths["loctrack.err"], lambda p: established_to(p.pid, port),
+                                      give_up_at, alive)
+        if loctrack is None:
+            outcome.harness_error = "loctrack did not connect to gpsfake's gpsd (%d tries; gpsfake: %s)" % (
+                tries, tail(paths["gpsfake.err"]) or "running")
+            return outcome
+        time.sleep(0.05)  # let its ?WATCH reach gpsd before gpspipe's
+        pipe, pipe_tries = start_until(["gpspipe", "-w", "127.0.0.1:%d" % port], paths["gpspipe.jsonl"],
+                                       paths["gpspipe.err"], lambda p: established_to(p.pid, port), give_up_at, alive)
+        if pipe is None:
+            outcome.harness_error = "gpspipe did not connect (%d tries)" % pipe_tries
+            return outcome
+        attached = time.monotonic() - started
+        say(config, "gpsfake %s: port %d, loctrack attached after %d tries, gpspipe after %d, %.2f s"
+            % (name, port, tries, pipe_tries, attached))
+        if attached > 1.2:  # gpsfake -p feeds the first packet ~1.4 s after its gpsd is up
+            outcome.notes.append("clients attached only %.2f s after gpsfake started" % attached)
+        fake_code = wait_exit(fake, config.timeout)
+        if fake_code != 0:
+            outcome.harness_error = "gpsfake exit %s: %s" % (fake_code, tail(paths["gpsfake.err"]))
+        outcome.exit_code = wait_exit(loctrack, 20)
+        pipe_code = wait_exit(pipe, 20)
+        if pipe_code == "timeout" and not outcome.harness_error:
+            outcome.harness_error = "gpspipe did not end with gpsd"
+    finally:
+        kill_group(fake)  # gpsfake and its gpsd; gpsfake can hang on SIGTERM, so SIGKILL
+        kill_group(loctrack)
+        kill_group(pipe)
+        shutil.rmtree(control_dir, ignore_errors=True)
+    gpsd_lines = tpv_lines(paths["gpspipe.jsonl"])
+    outcome.gpsd_tpvs = len(gpsd_lines)
+    watcher_lines = tpv_lines(paths["gpsfake.jsonl"])
+    if [normalise_line(x) for x in gpsd_lines] != [normalise_line(x) for x in watcher_lines]:
+        outcome.harness_error = outcome.harness_error or (
+            "gpspipe's TPVs (%d) differ from gpsfake's own watcher's (%d): not attached from the start?"
+            % (len(gpsd_lines), len(watcher_lines)))
+    reference = log.with_name(name + ".tpv.jsonl")
+    if reference.exists():
+        stored = [normalise_line(x) for x in tpv_lines(reference)]
+        live = [normalise_line(x) for x in gpsd_lines]
+        if stored == live:
+            outcome.vs_capture = "same"
+        else:
+            differing = sum(1 for a, b in zip(stored, live) if a != b) + abs(len(stored) - len(live))
+            outcome.vs_capture = "differs(%d)" % differing
+    else:
+        outcome.vs_capture = "n/a"
+    if outcome.exit_code != 69:
+        outcome.notes.append("loctrack exit %s, expected 69; stderr: %s"
+                             % (outcome.exit_code, tail(paths["loctrack.err"])))
+    epochs, nonfix = expected_epochs(gpsd_lines)
+    compare("gpsfake", name, epochs, nonfix, read_lines(paths["loctrack.jsonl"]), config.strict_text, outcome)
+    outcome.seconds = time.monotonic() - started
+    return outcome
+
+
+# -- report ----------------------------------------------------------------------------
+
+def print_table(title: str, outcomes: List[Outcome], live: bool) -> None:
+    columns = ["log", "TPVs", "epochs", "fixes", "exact", "missing", "extra", "dup", "fielddiff", "warn", "exit"]
+    if live:
+        columns.append("vs capture")
+    columns += ["secs", "result"]
+    rows = []
+    totals = dict(TPVs=0, epochs=0, fixes=0, exact=0, missing=0, extra=0, dup=0, fielddiff=0, warn=0)
+    for o in outcomes:
+        if o.skipped:
+            result = "SKIP (%s)" % o.skipped
+        elif o.failed:
+            result = "FAIL" + (" (%s)" % o.harness_error if o.harness_error else "")
+        else:
+            result = "ok"
+        values = dict(log=o.log.replace(".log", ""), TPVs=o.gpsd_tpvs or 0, epochs=o.expected, fixes=o.fixes,
+                      exact=o.exact, missing=o.missing, extra=o.extra, dup=o.duplicates, fielddiff=o.field_diffs,
+                      warn=o.warnings, exit=o.exit_code if o.exit_code is not None else "-",
+                      secs="%.1f" % o.seconds, result=result)
+        values["vs capture"] = o.vs_capture or "-"
+        for key in totals:
+            totals[key] += values[key]
+        rows.append([str(values[c]) for c in columns])
+    failed = sum(1 for o in outcomes if o.failed)
+    skipped = sum(1 for o in outcomes if o.skipped)
+    total = dict(totals, log="total (%d logs)" % len(outcomes), exit="", secs="",
+                 result="%d ok, %d failed%s" % (len(outcomes) - failed - skipped, failed,
+                                                ", %d skipped" % skipped if skipped else ""))
+    total["vs capture"] = "%d same" % sum(1 for o in outcomes if o.vs_capture == "same") if live else ""
+    rows.append([str(total[c]) for c in columns])
+    widths = [max(len(c), *(len(r[i]) for r in rows)) for i, c in enumerate(columns)]
+    print()
+    print("== %s ==" % title)
+
+    def fmt(cells):
+        return "  ".join(cell.ljust(w) if i in (0, len(cells) - 1) else cell.rjust(w)
+                         for i, (cell, w) in enumerate(zip(cells, widths))).rstrip()
+    print(fmt(columns))
+    print(fmt(["-" * w for w in widths]))
+    for row in rows[:-1]:
+        print(fmt(row))
+    print(fmt(["-" * w for w in widths]))
+    print(fmt(rows[-1]))
+    for o in outcomes:
+        for note in o.notes:
+            print("  note: %s: %s" % (o.log, note))
+
+
+def print_diffs(outcomes: List[Outcome], limit: int, sink) -> None:
+    for o in outcomes:
+        failures = [d for d in o.diffs if not d.warning]
+        warnings = [d for d in o.diffs if d.warning]
+        for d in failures:
+            sink.write(str(d) + "\n")
+        for d in warnings:
+            sink.write(str(d) + "\n")
+        if limit >= 0:
+            shown = failures[:limit] + warnings[:max(0, limit - len(failures))]
+            for d in shown:
+                print("  " + str(d))
+            hidden = len(o.diffs) - len(shown)
+            if hidden > 0:
+                print("  ... %d more for %s (see the diffs file)" % (hidden, o.log))
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = argparse.ArgumentParser(description="loctrack's fixes against gpsd's epochs over recorded logs.")
+    parser.add_argument("--logs", type=Path,
+                        default=Path(os.environ.get("GPSD_LOGS") or (ROOT.parent / "shared" / "gpsd-logs")),
+                        help="folder with NAME.log (+ .gpsd.jsonl, .tpv.jsonl); env GPSD_LOGS, "
+                             "default ../shared/gpsd-logs from the repository root")
+    parser.add_argument("--loctrack", default=os.environ.get("LOCTRACK") or str(ROOT / ".build/release/loctrack"),
+                        help="loctrack binary (env LOCTRACK, default .build/release/loctrack)")
+    parser.add_argument("--way", choices=["both", "scripted", "gpsfake"], default="both")
+    parser.add_argument("--only", action="append", default=[], metavar="TEXT",
+                        help="only logs whose name contains TEXT (repeatable)")
+    parser.add_argument("--jobs", type=int, default=2, help="logs replayed in parallel (default 2)")
+    parser.add_argument("--cycle", type=float, default=0.01, help="gpsfake -c: seconds per sentence (default 0.01)")
+    parser.add_argument("--timeout", type=float, default=300, help="seconds allowed per log for the gpsfake way (default 300)")
+    parser.add_argument("--scripted-timeout", type=float, default=60,
+                        help="seconds allowed per log for the scripted way (default 60)")
+    parser.add_argument("--pace", type=float, default=0.0, metavar="S",
+                        help="scripted way: pause S seconds before each TPV with a new time (default 0: "
+                             "the whole capture at once)")
+    parser.add_argument("--strict-text", action="store_true",
+                        help="every number must match gpsd's text, not just lat/lon")
+    parser.add_argument("--max-diffs", type=int, default=20, help="differences printed per log (default 20; "
+                        "all are written to OUT/diffs.txt)")
+    parser.add_argument("--out", type=Path, default=ROOT / "out" / "conformance", help="artifacts folder")
+    parser.add_argument("--skip-missing", action="store_true", help="exit 0 when the logs folder is missing")
+    parser.add_argument("-v", "--verbose", action="store_true", help="progress on stderr")
+    args = parser.parse_args(argv)
+
+    if not args.logs.is_dir():
+        print("conformance: no gpsd logs at %s (set GPSD_LOGS=...)" % args.logs, file=sys.stderr)
+        return 0 if args.skip_missing else 2
+    loctrack = Path(args.loctrack)
+    if not loctrack.is_absolute():
+        loctrack = Path.cwd() / loctrack
+    if not (loctrack.is_file() and os.access(loctrack, os.X_OK)):
+        print("conformance: no loctrack binary at %s (build it, or set LOCTRACK=...)" % loctrack, file=sys.stderr)
+        return 2
+    args.loctrack = str(loctrack)
+    if args.way in ("both", "gpsfake"):
+        missing = [tool for tool in ("gpsfake", "gpspipe") if shutil.which(tool) is None]
+        if missing:
+            print("conformance: %s not found (Debian: apt-get install gpsd gpsd-clients)" % ", ".join(missing),
+                  file=sys.stderr)
+            return 2
+    logs = sorted(path for path in args.logs.glob("*.log") if path.is_file())
+    if args.only:
+        logs = [log for log in logs if any(text in log.name for text in args.only)]
+    if not logs:
+        print("conformance: no *.log files in %s" % args.logs, file=sys.stderr)
+        return 2
+    config = Config(args)
+    ways = ["scripted", "gpsfake"] if args.way == "both" else [args.way]
+    for way in ways:
+        shutil.rmtree(config.out / way, ignore_errors=True)
+        (config.out / way).mkdir(parents=True, exist_ok=True)
+
+    print("conformance: %d logs from %s; %s" % (len(logs), args.logs,
+                                                 " ".join(loctrack_command(config, 0)[:-1] + ["HOST:PORT"])))
+    started = time.monotonic()
+    results: Dict[str, List[Outcome]] = {}
+    runners = {"scripted": run_scripted, "gpsfake": run_gpsfake}
+    titles = {"scripted": "scripted gpsd: NAME.log.gpsd.jsonl -> scripts/fake_gpsd.py%s -> loctrack"
+                          % (" --epoch-delay %g" % args.pace if args.pace else ""),
+              "gpsfake": "gpsfake: NAME.log -> gpsfake -c %g -> gpsd 3.22 -> loctrack (+ gpspipe -w)" % args.cycle}
+    # Longest logs first, so the parallel slots finish together.
+    by_size = sorted(logs, key=lambda path: -path.stat().st_size)
+    for way in ways:
+        way_started = time.monotonic()
+        with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+            futures = {pool.submit(runners[way], config, log): log for log in by_size}
+            outcomes = {}
+            for future in concurrent.futures.as_completed(futures):
+                log = futures[future]
+                try:
+                    outcome = future.result()
+                except Exception as error:  # a harness bug must not hide the other logs
+                    outcome = Outcome(way, log.name, harness_error="%s: %s" % (type(error).__name__, error))
+                outcomes[log] = outcome
+                say(config, "%s %s: %s in %.1f s" % (way, log.name, "FAIL" if outcome.failed else "ok",
+                                                     outcome.seconds))
+        results[way] = [outcomes[log] for log in logs]
+        print_table(titles[way] + " (%.0f s)" % (time.monotonic() - way_started), results[way],
+                    live=(way == "gpsfake"))
+        with open(config.out / way / "diffs.txt", "w") as sink:
+            print_diffs(results[way], args.max_diffs, sink)
+
+    all_outcomes = [o for way in ways for o in results[way]]
+    failed = [o for o in all_outcomes if o.failed]
+    differences = sum(1 for o in all_outcomes for d in o.diffs if not d.warning)
+    warnings = sum(o.warnings for o in all_outcomes)
+    print()
+    print("conformance: %s; %d log runs, %d failed, %d differences, %d format warnings, %.0f s "
+          "(artifacts in %s)" % ("FAIL" if failed else "PASS", len(all_outcomes), len(failed), differences,
+                                 warnings, time.monotonic() - started, config.out))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Install what loctrack needs from the system, and only what is missing:
+#   libgps-dev    libgps headers + libgps.pc (pulls in pkg-config), for `swift build`
+#   gpsd          the daemon, for `make demo` and the integration tests
+#   gpsd-clients  gpsfake and gpspipe, for `make demo` and the integration tests
+# Debian/Ubuntu only (apt-get). Uses sudo when not run as root.
+# Does nothing, quickly, when everything is already installed.
+set -euo pipefail
+
+PACKAGES=(libgps-dev gpsd gpsd-clients)
+
+installed() { # dpkg's view when there is a dpkg, else look for the files themselves
+    local pkg=$1
+    if command -v dpkg-query >/dev/null 2>&1; then
+        [ "$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null)" = "install ok installed" ]
+        return
+    fi
+    case $pkg in
+        libgps-dev) pkg-config --exists libgps 2>/dev/null ;;
+        gpsd) command -v gpsd >/dev/null 2>&1 || [ -x /usr/sbin/gpsd ] ;;
+        gpsd-clients) command -v gpsfake >/dev/null 2>&1 && command -v gpspipe >/dev/null 2>&1 ;;
+    esac
+}
+
+missing=()
+for pkg in "${PACKAGES[@]}"; do
+    installed "$pkg" || missing+=("$pkg")
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+    echo "deps: ${PACKAGES[*]} already installed"
+    exit 0
+fi
+
+if ! command -v apt-get >/dev/null 2>&1; then
+    echo "deps: missing ${missing[*]}, and there is no apt-get here." >&2
+    echo "deps: install gpsd, its clients (gpsfake, gpspipe) and libgps headers by hand." >&2
+    exit 1
+fi
+
+SUDO=()
+if [ "$(id -u)" -ne 0 ]; then
+    if command -v sudo >/dev/null 2>&1; then
+        SUDO=(sudo)
+    else
+        echo "deps: need root to install ${missing[*]}, and sudo is not installed." >&2
+        exit 1
+    fi
+fi
+
+echo "deps: installing ${missing[*]}"
+"${SUDO[@]}" apt-get update
+"${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"
+
+for pkg in "${missing[@]}"; do
+    if ! installed "$pkg"; then
+        echo "deps: $pkg still missing after apt-get install" >&2
+        exit 1
+    fi
+done
+echo "deps: installed ${missing[*]}"
