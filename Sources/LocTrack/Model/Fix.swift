@@ -54,7 +54,7 @@ public struct Fix: Sendable, Hashable, Codable {
     public let trackError: Double?
     /// Estimated climb error, metres per second (gpsd's `epc`).
     public let climbError: Double?
-    /// Geoid separation: MSL minus HAE, metres (gpsd's `geoidSep`).
+    /// Geoid separation: the height of the geoid (MSL) above the ellipsoid, `altHAE − altMSL`, metres (gpsd's `geoidSep`).
     public let geoidSeparation: Double?
     /// GPS − UTC leap seconds, when the receiver reported them.
     public let leapSeconds: Int?

@@ -14,9 +14,9 @@ enum HelpText {
 
         Usage:
           loctrack stream [--min-accuracy METERS] [--format json|text] [--no-reconnect] [--verbose] [SOURCE]
-          loctrack once   [--min-accuracy METERS] [--timeout SECONDS] [--max-age SECONDS] [--format json|text] [SOURCE]
+          loctrack once   [--min-accuracy METERS] [--timeout SECONDS] [--max-age SECONDS] [--format json|text] [--verbose] [SOURCE]
           loctrack help [COMMAND]
-          loctrack --version
+          loctrack --version | -V
 
         Commands:
           stream   print every fix as it arrives, until interrupted
@@ -28,8 +28,10 @@ enum HelpText {
         Output is JSON lines (gpsd's TPV field names) when stdout is a pipe or file,
         readable text on a terminal; --format chooses.
 
-        Exit codes: 0 ok, 64 usage, 69 gpsd unavailable, 74 output failed,
-        75 no fix before --timeout. See 'man loctrack' and docs/.
+        Exit codes: 0 ok, 64 usage, 69 gpsd unavailable or refused the request,
+        74 output failed, 75 no fix before --timeout, 130/143 'once' interrupted
+        by SIGINT/SIGTERM (or a second signal while 'stream' finishes).
+        See 'man loctrack' and docs/.
 
         """
 
@@ -39,14 +41,15 @@ enum HelpText {
         Prints one line per GPS epoch as gpsd reports it, until SIGINT/SIGTERM
         (every fix already accepted is written first, then exit 0) or until stdout
         is closed (exit 0). When gpsd is not running or goes away, it says so once
-        on stderr and keeps retrying (0.5 s, 1 s, 2 s, … up to 30 s).
+        on stderr and keeps retrying (0.5 s, 1 s, 2 s, … up to 30 s). When gpsd
+        refuses the watch (an unknown device), it exits 69.
 
         Options:
           --min-accuracy METERS  only fixes whose horizontal error estimate (gpsd's
                                  eph) is at most METERS; fixes without one are dropped
           --format json|text     output format (default: text on a terminal, else json)
           --no-reconnect         exit 69 when gpsd is unavailable or goes away
-          -v, --verbose          report every connection event on stderr
+          -v, --verbose          report every connection event and skipped report on stderr
           -h, --help             this help
 
         Example:
@@ -55,7 +58,7 @@ enum HelpText {
         """
 
     static let once = """
-        Usage: loctrack once [--min-accuracy METERS] [--timeout SECONDS] [--max-age SECONDS] [--format json|text] [SOURCE]
+        Usage: loctrack once [--min-accuracy METERS] [--timeout SECONDS] [--max-age SECONDS] [--format json|text] [--verbose] [SOURCE]
 
         Prints the first fix that meets the accuracy bar and exits 0. A fix gpsd
         already has counts if it is no older than --max-age by gpsd's clock, so a
