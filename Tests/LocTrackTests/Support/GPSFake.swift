@@ -1,0 +1,451 @@
+import Foundation
+import Glibc
+import LocTrack
+import Synchronization
+
+/// A real gpsd 3.22 fed by `gpsfake` from generated NMEA logs, one pty (one
+/// gpsd device) per log, on a free loopback port.
+///
+/// ## Deterministic timing
+///
+/// Plain gpsfake writes the log as soon as gpsd is up, and gpsd only opens a
+/// device when a client watches: a client that connects late misses the start,
+/// and even one that is early loses about a second, because on opening the pty
+/// gpsd probes drivers (changing speeds, flushing input) for ~1 s per device and
+/// throws away whatever arrives meanwhile (measured: data written 0.8 s after the
+/// open was lost, 1.0 s after it survived). `gpsfake -p` hides that with its own
+/// watcher and a fixed 1.4 s sleep, which a client started later can still miss.
+///
+/// So this harness runs `gpsfake -i` (single-step: each packet is fed only when
+/// a newline arrives on gpsfake's stdin) with `-D 3` (gpsd logs, on stderr, every
+/// control command, every line it exchanges with clients and its device
+/// activations). The test:
+/// 1. starts its client; ``waitForWatchers(_:devices:timeout:)`` returns once
+///    the client's `?WATCH` is in and gpsd has opened and probed the devices
+///    (`activated GPS` in its log): from then on nothing is lost;
+/// 2. releases the log: ``feed(epochs:)`` (a few epochs, then the feed pauses
+///    deterministically), ``feedAll()``, or ``endLogs()`` (everything plus
+///    gpsfake's `# EOF`, which makes gpsd sign the device off; the harness waits
+///    for that in gpsd's log, so every report is sent, then stops gpsd with
+///    SIGTERM: clients see the connection end, as when `gpsfake -p` exits at the
+///    end of its log).
+///
+/// Held back, gpsfake blocks in `input()` and costs no CPU (after `# EOF` it would
+/// busy-loop, so ``endLogs()`` stops it right away). If the test process dies,
+/// gpsfake reads EOF on stdin and exits, taking gpsd with it.
+///
+/// Cleanup: gpsfake runs in a process group of its own (gpsd inherits it), and
+/// ``shutdown()`` sends SIGKILL to the group (gpsfake can hang on SIGTERM), reaps
+/// gpsfake, removes gpsd's SHM export segment (gpsd 3.22 cannot remove it itself
+/// after dropping privileges, so each port would leak 24 KB of System V shared
+/// memory) and deletes the temporary directory (logs, gpsfake's control socket).
+/// ``withGPSFake(_:cycle:port:_:)`` always does this, also when the test fails.
+///
+/// Start-up race: gpsfake adds its ptys through gpsd's control socket as soon as
+/// the socket file exists; under load gpsd sometimes is not listening on it yet,
+/// gpsfake silently adds nothing and waits forever. ``start(_:cycle:port:)``
+/// notices (no device within 6 s) and starts again, up to 3 times.
+final class GPSFake: Sendable {
+    let port: Int
+    let logs: [NMEALog]
+    /// gpsd's device for each log (the pty gpsfake made), in log order.
+    let devices: [String]
+    let process: ChildProcess
+    private let directory: URL
+    /// For each gpsfake prompt in order, the log it feeds: gpsfake goes round-robin
+    /// over its logs, one packet per turn, and ends each log with `# EOF`.
+    private let promptOrder: [Int]
+    private let state = Mutex(FeedState())
+    private let gpsdPID: pid_t
+
+    private struct FeedState {
+        var promptsReleased = 0
+        var epochsReleased: [Int] = []
+        var shutDown = false
+    }
+
+    /// Whether gpsd and gpsfake are installed.
+    static var isAvailable: Bool {
+        FileManager.default.isExecutableFile(atPath: "/usr/bin/gpsfake") && FileManager.default.isExecutableFile(atPath: "/usr/sbin/gpsd")
+    }
+
+    /// `127.0.0.1:PORT` as a ``GPSDSource`` (all devices).
+    var source: GPSDSource { GPSDSource(host: "127.0.0.1", port: String(port)) }
+    /// `127.0.0.1:PORT`, loctrack's SOURCE argument.
+    var sourceArgument: String { "127.0.0.1:\(port)" }
+
+    /// Starts gpsd and gpsfake and returns once gpsd has every device and accepts connections.
+    ///
+    /// - Parameters:
+    ///   - cycle: gpsfake's delay before each packet (`-c`).
+    ///   - port: the port for gpsd; a free one by default (a fixed one to restart gpsd where a client waits).
+    static func start(_ logs: [NMEALog], cycle: Duration = .milliseconds(5), port requestedPort: Int? = nil) async throws -> GPSFake {
+        precondition(!logs.isEmpty)
+        var attempt = 1  // see "Start-up race" above
+        while true {
+            do {
+                return try await startOnce(logs, cycle: cycle, port: requestedPort)
+            } catch let error as StartError where attempt < 3 {
+                print("GPSFake: attempt \(attempt) failed, starting again: \(error)")
+                attempt += 1
+            } catch let error as StartError {
+                throw HarnessError("\(error)")
+            }
+        }
+    }
+
+    /// gpsfake did not get its devices into gpsd.
+    private struct StartError: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    private static func startOnce(_ logs: [NMEALog], cycle: Duration, port requestedPort: Int?) async throws -> GPSFake {
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("loctrack-gpsfake-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        do {
+            var paths: [String] = []
+            for (index, log) in logs.enumerated() {
+                let url = directory.appendingPathComponent("receiver\(index).log")
+                try log.write(to: url)
+                paths.append(url.path)
+            }
+            let port = try requestedPort ?? freeLoopbackPort()
+            let seconds = Double(cycle.components.seconds) + Double(cycle.components.attoseconds) / 1e18
+            let arguments = ["gpsfake", "-q", "-1", "-i", "-D", "3", "-P", String(port), "-c", String(format: "%.3f", seconds)] + paths
+            let process = try ChildProcess(
+                executable: "/usr/bin/gpsfake", arguments: arguments,
+                // gpsfake puts gpsd's control socket in $TMPDIR and never removes it.
+                environment: ["TMPDIR": directory.path],
+                stdin: .pipe, stdout: .null, stderr: .pipe, newProcessGroup: true)
+            do {
+                let devices: [String]
+                do {
+                    devices = try await waitForDevices(count: logs.count, process: process)
+                } catch {
+                    throw StartError(description: "\(error)")
+                }
+                try await waitForListener(port: port, process: process)
+                guard let gpsd = processes(inGroup: process.pid).first(where: { $0.command == "gpsd" })?.pid else {
+                    throw HarnessError("no gpsd in gpsfake's process group")
+                }
+                return GPSFake(port: port, logs: logs, devices: devices, process: process, directory: directory, gpsdPID: gpsd)
+            } catch {
+                process.signalGroup(SIGKILL)
+                process.reap()
+                Self.removeSharedMemory(port: port)
+                throw error
+            }
+        } catch {
+            try? FileManager.default.removeItem(at: directory)
+            throw error
+        }
+    }
+
+    private init(port: Int, logs: [NMEALog], devices: [String], process: ChildProcess, directory: URL, gpsdPID: pid_t) {
+        self.port = port
+        self.logs = logs
+        self.devices = devices
+        self.process = process
+        self.directory = directory
+        self.gpsdPID = gpsdPID
+        var remaining = logs.map { log in log.epochs.indices.reduce(1) { $0 + log.sentenceCount(ofEpoch: $1) } }
+        var order: [Int] = []
+        while remaining.contains(where: { $0 > 0 }) {
+            for index in remaining.indices where remaining[index] > 0 {
+                order.append(index)
+                remaining[index] -= 1
+            }
+        }
+        self.promptOrder = order
+        self.state.withLock { $0.epochsReleased = Array(repeating: 0, count: logs.count) }
+    }
+
+    deinit {
+        shutdown()
+    }
+
+    // MARK: - Feeding
+
+    /// Waits until `count` clients watch and gpsd has opened and probed `devices`
+    /// (all by default): what is fed from now on reaches those clients.
+    ///
+    /// gpsd logs (at `-D 3`) `SER: opening … at '/dev/pts/N'`, then about a second of
+    /// probing, then `gpsd_activate(…): activated GPS`; data written to the pty
+    /// before that is thrown away. Normally a client's `?WATCH` triggers the open;
+    /// a client that watched before gpsfake added the device (a reconnecting one)
+    /// triggers it when the device is added.
+    func waitForWatchers(_ count: Int = 1, devices required: [String]? = nil, timeout: Duration = .seconds(20)) async throws {
+        let required = Set(required ?? devices)
+        try await waitUntil(timeout: timeout, "\(count) watcher(s) and \(required.sorted()) activated; gpsd log:\n\(logTail)") {
+            try checkAlive()
+            let log = gpsdLog
+            return Self.watchingClients(in: log).count >= count && required.isSubset(of: Self.activatedDevices(in: log))
+        }
+    }
+
+    /// The clients that sent `?WATCH={"enable":true…}`.
+    static func watchingClients(in log: [String]) -> Set<Int> {
+        Set(log.compactMap { line -> Int? in
+            guard let arrow = line.range(of: "<= client("), line.contains("?WATCH="), line.contains("\"enable\":true"),
+                  let close = line[arrow.upperBound...].firstIndex(of: ")")
+            else { return nil }
+            return Int(line[arrow.upperBound..<close])
+        })
+    }
+
+    /// The devices gpsd has opened and finished probing.
+    static func activatedDevices(in log: [String]) -> Set<String> {
+        var activated = Set<String>()
+        var opening: String?
+        for line in log {
+            if line.contains("SER: opening"), let at = line.range(of: " at '"),
+               let end = line[at.upperBound...].firstIndex(of: "'") {
+                opening = String(line[at.upperBound..<end])
+            } else if line.contains("activated GPS"), let device = opening {
+                activated.insert(device)
+                opening = nil
+            }
+        }
+        return activated
+    }
+
+    /// Feeds the next `count` epochs of every log (fewer where a log runs out), then pauses.
+    func feed(epochs count: Int = 1) {
+        let target = state.withLock { state -> [Int] in
+            state.epochsReleased = zip(state.epochsReleased, logs).map { min($0 + count, $1.epochs.count) }
+            return state.epochsReleased
+        }
+        release(dataLines: zip(logs, target).map { log, epochs in (0..<epochs).reduce(0) { $0 + log.sentenceCount(ofEpoch: $1) } })
+    }
+
+    /// Feeds every epoch of every log, but not the end of the logs: gpsd keeps the devices open.
+    func feedAll() {
+        feed(epochs: logs.map(\.epochs.count).max() ?? 0)
+    }
+
+    /// Feeds everything, waits until gpsd has processed each log's `# EOF` (so it
+    /// has sent every report), then stops gpsd: its clients see the connection end.
+    ///
+    /// - Parameter waitingFor: the devices gpsd has open (all by default; a client
+    ///   that watches one device makes gpsd open only that one).
+    func endLogs(waitingFor openDevices: [String]? = nil, timeout: Duration = .seconds(20)) async throws {
+        let devices = openDevices ?? self.devices
+        let toRelease = state.withLock { state -> Int in
+            defer { state.promptsReleased = promptOrder.count }
+            state.epochsReleased = logs.map(\.epochs.count)
+            return promptOrder.count - state.promptsReleased
+        }
+        process.writeToStdin(String(repeating: "\n", count: toRelease))
+        try await waitUntil(timeout: timeout, "gpsd to sign off \(devices); gpsd log:\n\(logTail)") {
+            try checkAlive()
+            let log = gpsdLog
+            return devices.allSatisfy { device in log.contains { $0.contains("device signed off \(device)") } }
+        }
+        try await stopDaemon()
+    }
+
+    /// Stops gpsd (SIGTERM, as a system shutdown would): clients see EOF.
+    func stopDaemon(timeout: Duration = .seconds(10)) async throws {
+        kill(gpsdPID, SIGTERM)
+        try await waitUntil(timeout: timeout, "gpsd (pid \(gpsdPID)) to exit") {
+            !Self.processes(inGroup: process.pid).contains { $0.pid == gpsdPID && $0.state != "Z" }
+        }
+    }
+
+    private func release(dataLines target: [Int]) {
+        let count = state.withLock { state -> Int in
+            var fed = Array(repeating: 0, count: logs.count)
+            for index in promptOrder.prefix(state.promptsReleased) { fed[index] += 1 }
+            var end = state.promptsReleased
+            while end < promptOrder.count, zip(fed, target).contains(where: { $0 < $1 }) {
+                fed[promptOrder[end]] += 1
+                end += 1
+            }
+            defer { state.promptsReleased = end }
+            return end - state.promptsReleased
+        }
+        if count > 0 { process.writeToStdin(String(repeating: "\n", count: count)) }
+    }
+
+    // MARK: - What gpsd did
+
+    /// gpsd's log so far (its stderr at `-D 3`), one entry per line.
+    var gpsdLog: [String] {
+        (process.stderr?.text ?? "").split(separator: "\n").map(String.init)
+    }
+
+    /// The last 40 lines of gpsd's log, for failure messages.
+    var logTail: String { gpsdLog.suffix(40).joined(separator: "\n") }
+
+    /// Every report gpsd sent to any client: `(client, JSON object)` in order.
+    func reportsSent(class reportClass: String? = nil) -> [(client: Int, report: [String: Any])] {
+        gpsdLog.flatMap { line -> [(client: Int, report: [String: Any])] in
+            // gpsd:CLIENT: => client(0): {…}\x0d\x0a{…}\x0d\x0a   (one write may hold several reports)
+            guard let arrow = line.range(of: "=> client("),
+                  let close = line[arrow.upperBound...].firstIndex(of: ")"),
+                  let client = Int(line[arrow.upperBound..<close]),
+                  let brace = line[close...].firstIndex(of: "{")
+            else { return [] }
+            return line[brace...].components(separatedBy: "\\x0d\\x0a").compactMap { json in
+                guard !json.isEmpty,
+                      let object = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any],
+                      reportClass == nil || object["class"] as? String == reportClass
+                else { return nil }
+                return (client, object)
+            }
+        }
+    }
+
+    /// Commands gpsd received from clients, e.g. `?WATCH={"enable":true,"json":true};`.
+    var commandsReceived: [String] {
+        gpsdLog.compactMap { line in
+            guard line.contains("<= client("), let colon = line.range(of: "): ") else { return nil }
+            var command = line[colon.upperBound...]
+            if command.hasSuffix("\\x0a") { command = command.dropLast(4) }
+            return String(command)
+        }
+    }
+
+    /// Waits until gpsd has sent a report for which `condition` holds.
+    func waitForReport(timeout: Duration = .seconds(15), _ what: String, where condition: ([String: Any]) -> Bool) async throws {
+        try await waitUntil(timeout: timeout, "gpsd to send \(what); gpsd log:\n\(logTail)") {
+            reportsSent().contains { condition($0.report) }
+        }
+    }
+
+    private func checkAlive() throws {
+        if let ended = process.pollTermination() {
+            throw HarnessError("gpsfake ended (\(ended)); its stderr:\n\(logTail)")
+        }
+    }
+
+    // MARK: - Cleanup
+
+    /// Kills gpsfake and gpsd, removes gpsd's SHM segment and the temporary files. Idempotent.
+    func shutdown() {
+        let first = state.withLock { state -> Bool in
+            defer { state.shutDown = true }
+            return !state.shutDown
+        }
+        guard first else { return }
+        // While gpsfake is not reaped its pid (the group id) cannot be reused, so the group kill is safe.
+        if process.pollTermination() == nil { process.signalGroup(SIGKILL) }
+        if Self.processes(inGroup: process.pid).contains(where: { $0.pid == gpsdPID }) { kill(gpsdPID, SIGKILL) }
+        process.closeStdin()
+        process.reap()
+        Self.removeSharedMemory(port: port)
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// gpsd exports its data in a System V SHM segment keyed `0x4770PPPP` (PPPP = port).
+    private static func removeSharedMemory(port: Int) {
+        let key = key_t(bitPattern: 0x4770_0000 | UInt32(port & 0xFFFF))
+        let id = shmget(key, 0, 0)
+        if id >= 0 { _ = shmctl(id, IPC_RMID, nil) }
+    }
+
+    // MARK: - Start-up helpers
+
+    private static func waitForDevices(count: Int, process: ChildProcess) async throws -> [String] {
+        var devices: [String] = []
+        try await waitUntil(timeout: .seconds(6), "gpsfake to add \(count) device(s); \(diagnostics(process)); stderr:\n\(process.stderr?.text ?? "")") {
+            if let ended = process.pollTermination() {
+                throw HarnessError("gpsfake ended (\(ended)) while starting; stderr:\n\(process.stderr?.text ?? "")")
+            }
+            // gpsd: "gpsd:CLIENT: <= control(6): +/dev/pts/9\x0d\x0a"
+            devices = (process.stderr?.text ?? "").split(separator: "\n").compactMap { line in
+                guard line.contains("<= control("), let plus = line.range(of: ": +/") else { return nil }
+                let path = line[line.index(before: plus.upperBound)...]
+                return String(path.prefix { $0 != "\\" && !$0.isWhitespace })
+            }
+            return devices.count >= count
+        }
+        return Array(devices.prefix(count))
+    }
+
+    /// The processes of gpsfake's group and where they wait, for failure messages.
+    static func diagnostics(_ process: ChildProcess) -> String {
+        let members = processes(inGroup: process.pid).map { member in
+            let channel = (try? String(contentsOfFile: "/proc/\(member.pid)/wchan", encoding: .utf8)) ?? "?"
+            return "\(member.pid) \(member.command) \(member.state) wchan=\(channel)"
+        }
+        return "process group \(process.pid): [\(members.joined(separator: "; "))], stderr pipe ended: \(process.stderr?.ended ?? true)"
+    }
+
+    private static func waitForListener(port: Int, process: ChildProcess) async throws {
+        try await waitUntil(timeout: .seconds(20), "gpsd to listen on \(port); \(diagnostics(process))") {
+            if let ended = process.pollTermination() { throw HarnessError("gpsfake ended (\(ended))") }
+            return canConnect(port: port)
+        }
+    }
+
+    static func canConnect(port: Int) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var address = loopback(port: port)
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        } == 0
+    }
+
+    /// A TCP port nothing listens on right now (bound to port 0, read back, closed).
+    static func freeLoopbackPort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw HarnessError("socket: \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        var address = loopback(port: 0)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0 else { throw HarnessError("bind: \(String(cString: strerror(errno)))") }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let named = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        guard named == 0 else { throw HarnessError("getsockname: \(String(cString: strerror(errno)))") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    private static func loopback(port: Int) -> sockaddr_in {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
+        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        return address
+    }
+
+    /// The processes whose process group is `pgid`, from `/proc/PID/stat`.
+    static func processes(inGroup pgid: pid_t) -> [(pid: pid_t, command: String, state: Character)] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap { entry in
+            guard let pid = pid_t(entry),
+                  let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                  let open = stat.firstIndex(of: "("), let close = stat.lastIndex(of: ")")
+            else { return nil }
+            let command = String(stat[stat.index(after: open)..<close])
+            // After "comm": state ppid pgrp …
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            guard fields.count > 2, let group = pid_t(fields[2]), group == pgid, let state = fields[0].first else { return nil }
+            return (pid, command, state)
+        }
+    }
+}
+
+/// Runs `body` with gpsd fed by `logs` (see ``GPSFake``); gpsfake and gpsd are
+/// always killed and cleaned up afterwards, also when `body` throws or is cancelled.
+func withGPSFake<Result>(
+    _ logs: [NMEALog], cycle: Duration = .milliseconds(5), port: Int? = nil, _ body: (GPSFake) async throws -> Result
+) async throws -> Result {
+    let fake = try await GPSFake.start(logs, cycle: cycle, port: port)
+    defer { fake.shutdown() }
+    return try await body(fake)
+}
+
+/// Runs `body` with gpsd fed by one log.
+func withGPSFake<Result>(
+    _ log: NMEALog, cycle: Duration = .milliseconds(5), port: Int? = nil, _ body: (GPSFake) async throws -> Result
+) async throws -> Result {
+    try await withGPSFake([log], cycle: cycle, port: port, body)
+}
