@@ -64,6 +64,8 @@ OUTPUT_FIELDS = [
 TEXT_EXACT_NUMBERS = {"lat", "lon"}
 PTY_RE = re.compile(r"^/dev/pts/\d+$")
 TIME_RE = re.compile(r"^(\d{4,})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(?:\.(\d{1,9}))?Z$")
+# Fields loctrack adds that gpsd does not have (docs/json.md): checked for type only.
+LOCTRACK_FIELDS = {"stationary": bool}
 
 
 class Num(str):
@@ -247,8 +249,13 @@ def compare(way: str, log: str, epochs: Dict[tuple, Epoch], nonfix: Dict[tuple, 
         order.append(key)
         expected = epoch.report
         names = [name for name in OUTPUT_FIELDS if name in expected or name in got]
-        names += [name for name in got if name not in OUTPUT_FIELDS and name not in names]
+        names += [name for name in got if name not in OUTPUT_FIELDS and name not in names
+                  and name not in LOCTRACK_FIELDS]
         bad = False
+        for name, kind in LOCTRACK_FIELDS.items():  # loctrack's own additions: present and well-typed
+            if not isinstance(got.get(name), kind):
+                bad = True
+                diff(got["time"], name, "a %s (loctrack's own field)" % kind.__name__, show(got.get(name)))
         for name in names:
             want, have = expected.get(name), got.get(name)
             if name not in got:

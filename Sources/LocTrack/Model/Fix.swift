@@ -62,6 +62,9 @@ public struct Fix: Sendable, Hashable, Codable {
     public let ecef: ECEF?
     /// Velocity as north, east and down components, when the receiver reports them.
     public let velocityNED: VelocityNED?
+    /// Whether the receiver has stayed within its own error estimate of one place for a
+    /// few seconds (loctrack's judgement, not gpsd's; see docs/fixes.md).
+    public let isStationary: Bool
 
     public init(
         time: Timestamp, mode: Mode, status: Status = .gps, device: String? = nil,
@@ -71,7 +74,7 @@ public struct Fix: Sendable, Hashable, Codable {
         speed: Double? = nil, track: Double? = nil, magneticTrack: Double? = nil,
         magneticVariation: Double? = nil, climb: Double? = nil, speedError: Double? = nil,
         trackError: Double? = nil, climbError: Double? = nil, geoidSeparation: Double? = nil,
-        leapSeconds: Int? = nil, ecef: ECEF? = nil, velocityNED: VelocityNED? = nil
+        leapSeconds: Int? = nil, ecef: ECEF? = nil, velocityNED: VelocityNED? = nil, isStationary: Bool = false
     ) {
         self.time = time
         self.mode = mode
@@ -99,6 +102,19 @@ public struct Fix: Sendable, Hashable, Codable {
         self.leapSeconds = leapSeconds
         self.ecef = ecef
         self.velocityNED = velocityNED
+        self.isStationary = isStationary
+    }
+
+    /// This fix with ``isStationary`` set to `stationary`.
+    public func marked(stationary: Bool) -> Fix {
+        Fix(time: time, mode: mode, status: status, device: device, latitude: latitude, longitude: longitude,
+            altitudeHAE: altitudeHAE, altitudeMSL: altitudeMSL, horizontalError: horizontalError,
+            longitudeError: longitudeError, latitudeError: latitudeError, verticalError: verticalError,
+            timeError: timeError, sphericalError: sphericalError, speed: speed, track: track,
+            magneticTrack: magneticTrack, magneticVariation: magneticVariation, climb: climb,
+            speedError: speedError, trackError: trackError, climbError: climbError,
+            geoidSeparation: geoidSeparation, leapSeconds: leapSeconds, ecef: ecef, velocityNED: velocityNED,
+            isStationary: stationary)
     }
 }
 

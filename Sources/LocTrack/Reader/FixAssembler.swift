@@ -2,6 +2,7 @@
 /// epoch seen before gpsd restarted is not emitted again after.
 final class FixAssembler {
     private var merger = EpochMerger()
+    private var stationary = StationaryDetector()
     private let sink: @Sendable (ReaderEvent) -> Void
 
     init(sink: @escaping @Sendable (ReaderEvent) -> Void) {
@@ -11,12 +12,14 @@ final class FixAssembler {
     var isHoldingFixes: Bool { merger.isHoldingFixes }
 
     func accept(_ report: TPVReport) {
-        let sink = self.sink
-        merger.accept(report) { sink(.fix($0)) }
+        merger.accept(report) { deliver($0) }
     }
 
     func flush() {
-        let sink = self.sink
-        merger.flush { sink(.fix($0)) }
+        merger.flush { deliver($0) }
+    }
+
+    private func deliver(_ fix: Fix) {
+        sink(.fix(stationary.mark(fix)))
     }
 }

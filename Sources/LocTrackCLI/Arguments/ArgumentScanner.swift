@@ -63,12 +63,20 @@ struct ArgumentScanner {
         return number
     }
 
+    mutating func positiveInteger(for option: String) throws(UsageError) -> Int {
+        let text = try value(for: option)
+        guard let number = Int(text), number > 0 else {
+            throw UsageError.invalidValue(text, option: option, expected: "a whole number of 1 or more")
+        }
+        return number
+    }
+
     mutating func format() throws(UsageError) -> OutputFormat {
         let text = try value(for: "--format")
         guard let format = OutputFormat(rawValue: text) else {
             throw UsageError.invalidValue(
                 text, option: "--format",
-                expected: OutputFormat.allCases.map(\.rawValue).joined(separator: " or "))
+                expected: "one of " + OutputFormat.allCases.map(\.rawValue).joined(separator: ", "))
         }
         return format
     }

@@ -10,6 +10,14 @@ public enum Command: Equatable, Sendable {
 
     public struct StreamOptions: Equatable, Sendable {
         public var minimumAccuracy: Double?
+        /// `--min-distance`: metres from the last delivered fix.
+        public var minimumDistance: Double?
+        /// `--interval`: seconds of receiver time between delivered fixes.
+        public var intervalSeconds: Double?
+        /// `--count`: exit 0 after this many delivered fixes.
+        public var count: Int?
+        /// `--duration`: exit 0 after this many seconds.
+        public var durationSeconds: Double?
         public var format: OutputFormat?
         public var source: GPSDSource = .default
         /// Wait and reconnect when gpsd is unavailable (`--no-reconnect` turns it off).
@@ -18,10 +26,16 @@ public enum Command: Equatable, Sendable {
         public var verbose = false
 
         public init(
-            minimumAccuracy: Double? = nil, format: OutputFormat? = nil, source: GPSDSource = .default,
+            minimumAccuracy: Double? = nil, minimumDistance: Double? = nil, intervalSeconds: Double? = nil,
+            count: Int? = nil, durationSeconds: Double? = nil,
+            format: OutputFormat? = nil, source: GPSDSource = .default,
             reconnect: Bool = true, verbose: Bool = false
         ) {
             self.minimumAccuracy = minimumAccuracy
+            self.minimumDistance = minimumDistance
+            self.intervalSeconds = intervalSeconds
+            self.count = count
+            self.durationSeconds = durationSeconds
             self.format = format
             self.source = source
             self.reconnect = reconnect
@@ -94,6 +108,14 @@ public enum Command: Equatable, Sendable {
                 options.minimumAccuracy = try scanner.positiveNumber(for: "--min-accuracy", unit: "metres")
             case .option("--format"):
                 options.format = try scanner.format()
+            case .option("--min-distance"):
+                options.minimumDistance = try scanner.positiveNumber(for: "--min-distance", unit: "metres")
+            case .option("--interval"):
+                options.intervalSeconds = try scanner.positiveNumber(for: "--interval", unit: "seconds")
+            case .option("--count"):
+                options.count = try scanner.positiveInteger(for: "--count")
+            case .option("--duration"):
+                options.durationSeconds = try scanner.positiveNumber(for: "--duration", unit: "seconds")
             case .option("--no-reconnect"):
                 options.reconnect = false
             case .option("--verbose"), .option("-v"):

@@ -63,33 +63,54 @@ public enum CLI {
     }
 }
 
-/// `loctrack stream`: every accepted fix, one line each, until a signal, a closed pipe or gpsd's end.
+/// `loctrack stream`: every accepted fix until a signal, `--count`, `--duration`, a closed pipe or gpsd's end.
 struct StreamCommand {
     let options: Command.StreamOptions
     let output: StandardOutput
 
     func run() async -> ExitCode {
         let format = options.format ?? .default(stdoutIsTerminal: output.isTerminal)
+        var encoder = format.makeEncoder()
+        var filter = FixFilter(
+            minimumAccuracy: options.minimumAccuracy, minimumDistance: options.minimumDistance,
+            intervalSeconds: options.intervalSeconds)
+        let trackBroken = Atomic<Bool>(false)
         let reporter = StatusReporter(verbose: options.verbose)
         let session = GPSDSession(
             source: options.source, reconnectPolicy: options.reconnect ? .automatic : .never,
-            statusHandler: { reporter.report($0) })
+            statusHandler: { status in
+                if status.breaksTrack { trackBroken.store(true, ordering: .relaxed) }
+                reporter.report(status)
+            })
         let stopSignal = Atomic<Int32>(0)
         SignalWatcher.start { signal in
             // A second signal means "now": the first one's graceful drain is taking too long.
             if stopSignal.exchange(signal, ordering: .sequentiallyConsistent) != 0 { _exit(128 + signal) }
             session.finish()
         }
+        let durationTimer = options.durationSeconds.map { seconds in
+            Task {
+                try await Task.sleep(for: .milliseconds(Int64(seconds * 1000)))
+                session.finish()
+            }
+        }
+        defer { durationTimer?.cancel() }
         let writer = OutputWriter(descriptor: output.descriptor) { session.finish() }
+        writer.enqueue(encoder.begin())
+        var delivered = 0
         var failure: (any Error)?
         do {
-            for try await fix in session.fixes() where fix.meets(minimumAccuracy: options.minimumAccuracy) {
-                if !writer.enqueue(format.line(for: fix)) { break }
+            for try await fix in session.fixes() where filter.accept(fix) {
+                if trackBroken.exchange(false, ordering: .relaxed) { encoder.breakTrack() }
+                guard writer.enqueue(encoder.encode(fix)) else { break }
+                delivered += 1
+                if let count = options.count, delivered >= count { break }
             }
         } catch {
             failure = error
         }
         session.finish()
+        writer.enqueue(encoder.end())
         switch await writer.finish() {
         case .written, .closed:
             break
@@ -100,6 +121,16 @@ struct StreamCommand {
         guard let failure, stopSignal.load(ordering: .sequentiallyConsistent) == 0 else { return .success }
         printError("\(failure)")
         return .unavailable
+    }
+}
+
+extension GPSDStatus {
+    /// Whether fixes after this are not one continuous track with those before.
+    var breaksTrack: Bool {
+        switch self {
+        case .waiting, .deviceLost, .noFixes: true
+        default: false
+        }
     }
 }
 
@@ -119,7 +150,8 @@ struct OnceCommand {
                 minimumAccuracy: options.minimumAccuracy,
                 timeout: .milliseconds(Int64(options.timeoutSeconds * 1000)),
                 maximumAge: options.maximumAgeSeconds > 0 ? .milliseconds(Int64(options.maximumAgeSeconds * 1000)) : nil)
-            try output.write(format.line(for: fix))
+            var encoder = format.makeEncoder()
+            try output.write(encoder.begin() + encoder.encode(fix) + encoder.end())
             return .success
         } catch let error as StandardOutput.WriteError {
             return report(error)

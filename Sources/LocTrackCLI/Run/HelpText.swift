@@ -13,8 +13,9 @@ enum HelpText {
         loctrack — GPS fixes from gpsd, one per epoch
 
         Usage:
-          loctrack stream [--min-accuracy METERS] [--format json|text] [--no-reconnect] [--verbose] [SOURCE]
-          loctrack once   [--min-accuracy METERS] [--timeout SECONDS] [--max-age SECONDS] [--format json|text] [--verbose] [SOURCE]
+          loctrack stream [--min-accuracy METERS] [--min-distance METERS] [--interval SECONDS]
+                          [--count N] [--duration SECONDS] [--format FORMAT] [--no-reconnect] [--verbose] [SOURCE]
+          loctrack once   [--min-accuracy METERS] [--timeout SECONDS] [--max-age SECONDS] [--format FORMAT] [--verbose] [SOURCE]
           loctrack help [COMMAND]
           loctrack --version | -V
 
@@ -25,8 +26,9 @@ enum HelpText {
         SOURCE is [host][:port[:device]] as for gpsd's own clients
         (default localhost:2947; [::1] for IPv6; empty parts mean the defaults).
 
-        Output is JSON lines (gpsd's TPV field names) when stdout is a pipe or file,
-        readable text on a terminal; --format chooses.
+        FORMAT is json (JSON lines, gpsd's TPV field names), text (one readable line
+        per fix), csv, gpx (a GPX 1.1 track) or geojson (a GeoJSON Feature per line).
+        The default is json when stdout is a pipe or file, text on a terminal.
 
         Exit codes: 0 ok, 64 usage, 69 gpsd unavailable or refused the request,
         74 output failed, 75 no fix before --timeout, 130/143 'once' interrupted
@@ -36,7 +38,8 @@ enum HelpText {
         """
 
     static let stream = """
-        Usage: loctrack stream [--min-accuracy METERS] [--format json|text] [--no-reconnect] [--verbose] [SOURCE]
+        Usage: loctrack stream [--min-accuracy METERS] [--min-distance METERS] [--interval SECONDS]
+                               [--count N] [--duration SECONDS] [--format FORMAT] [--no-reconnect] [--verbose] [SOURCE]
 
         Prints one line per GPS epoch as gpsd reports it, until SIGINT/SIGTERM
         (every fix already accepted is written first, then exit 0) or until stdout
@@ -47,18 +50,25 @@ enum HelpText {
         Options:
           --min-accuracy METERS  only fixes whose horizontal error estimate (gpsd's
                                  eph) is at most METERS; fixes without one are dropped
-          --format json|text     output format (default: text on a terminal, else json)
+          --min-distance METERS  drop a fix closer than METERS to the last one printed
+          --interval SECONDS     at most one fix per SECONDS of receiver time (the first)
+                                 (filters apply in this order: accuracy, distance, interval)
+          --count N              exit 0 after printing N fixes
+          --duration SECONDS     exit 0 after SECONDS
+          --format FORMAT        json, text, csv, gpx or geojson
+                                 (default: text on a terminal, else json)
           --no-reconnect         exit 69 when gpsd is unavailable or goes away
           -v, --verbose          report every connection event and skipped report on stderr
           -h, --help             this help
 
-        Example:
+        Examples:
           loctrack stream --min-accuracy 20 | jq .lat
+          loctrack stream --format gpx --min-distance 5 > track.gpx
 
         """
 
     static let once = """
-        Usage: loctrack once [--min-accuracy METERS] [--timeout SECONDS] [--max-age SECONDS] [--format json|text] [--verbose] [SOURCE]
+        Usage: loctrack once [--min-accuracy METERS] [--timeout SECONDS] [--max-age SECONDS] [--format FORMAT] [--verbose] [SOURCE]
 
         Prints the first fix that meets the accuracy bar and exits 0. A fix gpsd
         already has counts if it is no older than --max-age by gpsd's clock, so a

@@ -22,6 +22,18 @@ struct CommandParsingTests {
         #expect(try Command(arguments: ["stream", "gps.local:3000:/dev/ttyUSB0", "--min-accuracy=20", "--format=json"]) == expected)
     }
 
+    @Test("given stream's filters and limits when parsed then each is kept exactly, metres as decimals")
+    func streamFilters() throws {
+        #expect(try Command(arguments: [
+            "stream", "--min-distance", "2.5", "--interval=10", "--count", "3", "--duration", "1.5", "--format", "gpx",
+        ]) == .stream(.init(minimumDistance: 2.5, intervalSeconds: 10, count: 3, durationSeconds: 1.5, format: .gpx)))
+    }
+
+    @Test("given every format name when parsed then it is that format", arguments: OutputFormat.allCases)
+    func formats(format: OutputFormat) throws {
+        #expect(try Command(arguments: ["once", "--format", format.rawValue]) == .once(.init(format: format)))
+    }
+
     @Test("given a decimal accuracy when parsed then it is kept exactly")
     func decimalAccuracy() throws {
         #expect(try Command(arguments: ["stream", "--min-accuracy", "2.5"]) == .stream(.init(minimumAccuracy: 2.5)))
@@ -88,7 +100,13 @@ struct CommandParsingTests {
             (["stream", "--min-accuracy", "nan"], .invalidValue("nan", option: "--min-accuracy", expected: "a positive number of metres")),
             (["once", "--timeout", "inf"], .invalidValue("inf", option: "--timeout", expected: "a positive number of seconds")),
             (["once", "--timeout="], .invalidValue("", option: "--timeout", expected: "a positive number of seconds")),
-            (["stream", "--format", "xml"], .invalidValue("xml", option: "--format", expected: "json or text")),
+            (["stream", "--format", "xml"], .invalidValue("xml", option: "--format", expected: "one of json, text, csv, gpx, geojson")),
+            (["stream", "--count", "0"], .invalidValue("0", option: "--count", expected: "a whole number of 1 or more")),
+            (["stream", "--count", "2.5"], .invalidValue("2.5", option: "--count", expected: "a whole number of 1 or more")),
+            (["stream", "--min-distance", "-1"], .invalidValue("-1", option: "--min-distance", expected: "a positive number of metres")),
+            (["stream", "--interval", "x"], .invalidValue("x", option: "--interval", expected: "a positive number of seconds")),
+            (["stream", "--duration"], .missingValue(option: "--duration")),
+            (["once", "--count", "1"], .unknownOption("--count", command: "once")),
             (["once", "--max-age", "-1"], .invalidValue("-1", option: "--max-age", expected: "a number of seconds, 0 or more")),
             (["stream", "--max-age", "1"], .unknownOption("--max-age", command: "stream")),
             (["stream", "--no-reconnect=yes"], .unexpectedValue("yes", option: "--no-reconnect")),

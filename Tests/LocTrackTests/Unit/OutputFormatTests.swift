@@ -19,7 +19,7 @@ struct OutputFormatTests {
             "leapseconds":18,"ept":0.005,"lat":-37.784788333,"lon":175.314896667,"altHAE":83.6000,\
             "altMSL":59.9000,"epx":9.484,"epy":12.791,"epv":34.500,"track":181.3900,"magtrack":201.9320,\
             "magvar":20.5,"speed":0.355,"climb":-0.100,"eps":25.58,"epc":69.00,"geoidSep":23.700,\
-            "eph":20.900,"sep":34.200}
+            "eph":20.900,"sep":34.200,"stationary":false}
 
             """)
     }
@@ -28,7 +28,7 @@ struct OutputFormatTests {
     func minimalJSON() {
         let fix = Fix(time: Timestamp(seconds: 0), mode: .twoD, latitude: 1.5, longitude: -2.25)
         #expect(OutputFormat.json.line(for: fix) ==
-            "{\"class\":\"TPV\",\"mode\":2,\"time\":\"1970-01-01T00:00:00.000Z\",\"lat\":1.500000000,\"lon\":-2.250000000}\n")
+            "{\"class\":\"TPV\",\"mode\":2,\"time\":\"1970-01-01T00:00:00.000Z\",\"lat\":1.500000000,\"lon\":-2.250000000,\"stationary\":false}\n")
     }
 
     @Test("given a device path with a quote when written as JSON then it is escaped")

@@ -48,7 +48,7 @@ enum JSONLine {
         append("geoidSep", fix.geoidSeparation, 3, to: &line)
         append("eph", fix.horizontalError, 3, to: &line)
         append("sep", fix.sphericalError, 3, to: &line)
-        line += "}\n"
+        line += fix.isStationary ? ",\"stationary\":true}\n" : ",\"stationary\":false}\n"
         return line
     }
 

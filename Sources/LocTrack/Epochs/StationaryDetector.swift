@@ -1,0 +1,32 @@
+/// Marks fixes taken while the receiver stays put, like CoreLocation's
+/// `CLLocationUpdate.isStationary`.
+///
+/// A fix is stationary when, for at least ``stillSeconds`` of receiver time,
+/// every fix of the device stayed within the fix's own horizontal error
+/// estimate (`eph`; 10 m when it has none) of where the still period began,
+/// and the receiver does not report a speed of ``movingSpeed`` or more. The
+/// first fix beyond that radius starts a new period from there.
+struct StationaryDetector {
+    static let stillSeconds = 3.0
+    static let movingSpeed = 0.5
+    static let defaultRadius = 10.0
+
+    private var anchors: [String: Fix] = [:]
+
+    mutating func mark(_ fix: Fix) -> Fix {
+        let key = fix.device ?? ""
+        guard let anchor = anchors[key] else {
+            anchors[key] = fix
+            return fix
+        }
+        let radius = fix.horizontalError ?? Self.defaultRadius
+        let backwards = fix.time < anchor.time
+        if backwards || fix.distance(to: anchor) > radius {
+            anchors[key] = fix
+            return fix
+        }
+        let moving = (fix.speed ?? 0) >= Self.movingSpeed
+        let still = fix.time.seconds(since: anchor.time) >= Self.stillSeconds
+        return still && !moving ? fix.marked(stationary: true) : fix
+    }
+}
