@@ -23,6 +23,7 @@ final class ReaderThread: Sendable {
 
     let source: GPSDSource
     let reconnectPolicy: ReconnectPolicy
+    let reportsSatellites: Bool
     private let sink: @Sendable (ReaderEvent) -> Void
     /// A self-pipe: the thread polls the read end, ``stop(flushing:)`` writes to the other.
     private let wakeDescriptors: (read: Int32, write: Int32)
@@ -30,7 +31,7 @@ final class ReaderThread: Sendable {
     private let pollRequest = Atomic<Bool>(false)
 
     init(
-        source: GPSDSource, reconnectPolicy: ReconnectPolicy = .never,
+        source: GPSDSource, reconnectPolicy: ReconnectPolicy = .never, reportsSatellites: Bool = false,
         sink: @escaping @Sendable (ReaderEvent) -> Void
     ) throws(LocTrackError) {
         var descriptors: [Int32] = [-1, -1]
@@ -43,6 +44,7 @@ final class ReaderThread: Sendable {
         }
         self.source = source
         self.reconnectPolicy = reconnectPolicy
+        self.reportsSatellites = reportsSatellites
         self.sink = sink
         self.wakeDescriptors = (descriptors[0], descriptors[1])
     }
@@ -81,7 +83,8 @@ final class ReaderThread: Sendable {
 
     private func run() {
         let assembler = FixAssembler(sink: sink)
-        let handler = ReportHandler(source: source, assembler: assembler, sink: sink)
+        let handler = ReportHandler(
+            source: source, assembler: assembler, reportsSatellites: reportsSatellites, sink: sink)
         var backoff = Backoff(reconnectPolicy)
         while true {
             let error: LocTrackError

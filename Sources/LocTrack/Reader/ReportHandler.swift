@@ -6,6 +6,8 @@ final class ReportHandler {
     let assembler: FixAssembler
     private let sink: @Sendable (ReaderEvent) -> Void
     let source: GPSDSource
+    /// Whether to read satellite counts from SKY reports (otherwise SKY is skipped unread).
+    let reportsSatellites: Bool
 
     /// Whether gpsd's VERSION banner arrived on the current connection.
     private(set) var sawBanner = false
@@ -20,8 +22,12 @@ final class ReportHandler {
     /// When the last fix arrived (monotonic milliseconds), if any did.
     private(set) var lastFixAt: Int64?
 
-    init(source: GPSDSource, assembler: FixAssembler, sink: @escaping @Sendable (ReaderEvent) -> Void) {
+    init(
+        source: GPSDSource, assembler: FixAssembler, reportsSatellites: Bool = false,
+        sink: @escaping @Sendable (ReaderEvent) -> Void
+    ) {
         self.source = source
+        self.reportsSatellites = reportsSatellites
         self.assembler = assembler
         self.sink = sink
     }
@@ -60,6 +66,11 @@ final class ReportHandler {
             sink(.status(.connected(source, release: decoder.decodeVersionRelease(line: line))))
         case .error:
             refusal = LocTrackError(.gpsdError, source: source, reason: decoder.decodeErrorMessage(line: line))
+        case .sky:
+            if reportsSatellites, let seen = Self.integerValue(of: "nSat", in: line, length),
+               let used = Self.integerValue(of: "uSat", in: line, length) {
+                sink(.status(.satellites(seen: seen, used: used)))
+            }
         case .poll:
             let reply = PollReply(line: UnsafeRawBufferPointer(start: line, count: length))
             var fixes: [Fix] = []
@@ -113,6 +124,18 @@ final class ReportHandler {
         guard let start = offset(of: Array("\"\(key)\":\"".utf8), in: line, length) else { return nil }
         guard let end = bytes[start...].firstIndex(of: 0x22) else { return nil }
         return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+    }
+
+    /// The integer value of a top-level `"key":123` (the first occurrence).
+    static func integerValue(of key: String, in line: UnsafePointer<CChar>, _ length: Int) -> Int? {
+        guard let start = offset(of: Array("\"\(key)\":".utf8), in: line, length) else { return nil }
+        var value = 0
+        var index = start
+        while index < length, (0x30...0x39).contains(UInt8(bitPattern: line[index])), value < 1_000_000 {
+            value = value * 10 + Int(line[index] - 0x30)
+            index += 1
+        }
+        return index > start ? value : nil
     }
 
     /// Where the bytes just after `needle` start in the line, if it occurs.

@@ -8,17 +8,20 @@ extension GPSDSession {
     ///   - timeout: how long to wait.
     ///   - maximumAge: accept the fix gpsd already has (`?POLL`) when it is no older
     ///     than this by gpsd's clock, so a warm gpsd answers at once; `nil` waits for a new fix.
+    ///   - progress: called with every fix considered, including those that miss the bar.
     /// - Throws: ``LocTrackError`` `.noFixBeforeTimeout`, a connection error, or
     ///   `CancellationError` when the calling task is cancelled.
     public func firstFix(
-        minimumAccuracy: Double? = nil, timeout: Duration, maximumAge: Duration? = .seconds(2)
+        minimumAccuracy: Double? = nil, timeout: Duration, maximumAge: Duration? = .seconds(2),
+        progress: (@Sendable (Fix) -> Void)? = nil
     ) async throws -> Fix {
         let fixes = self.fixes(startingWithLatestNoOlderThan: maximumAge)
         let source = self.source
         return try await withThrowingTaskGroup(of: Fix.self) { group in
             group.addTask {
-                for try await fix in fixes where fix.meets(minimumAccuracy: minimumAccuracy) {
-                    return fix
+                for try await fix in fixes {
+                    progress?(fix)
+                    if fix.meets(minimumAccuracy: minimumAccuracy) { return fix }
                 }
                 try Task.checkCancellation()
                 throw LocTrackError(.connectionLost, source: source, reason: "the stream ended before a fix")

@@ -9,6 +9,8 @@ import Synchronization
 public final class GPSDSession: Sendable {
     public let source: GPSDSource
     public let reconnectPolicy: ReconnectPolicy
+    /// Whether the status handler gets satellite counts from gpsd's SKY reports.
+    public let reportsSatellites: Bool
     private let statusHandler: (@Sendable (GPSDStatus) -> Void)?
     private let state = Mutex(State())
 
@@ -45,13 +47,17 @@ public final class GPSDSession: Sendable {
     /// - Parameters:
     ///   - reconnectPolicy: `.never` (the default) throws connection errors to the
     ///     iterations; `.automatic` keeps retrying and reports each outage as a status.
+    ///   - reportsSatellites: read satellite counts from SKY reports and pass them to
+    ///     `statusHandler` as ``GPSDStatus/satellites(seen:used:)`` (otherwise SKY,
+    ///     most of gpsd's bytes, is skipped unread).
     ///   - statusHandler: called, in order with the fixes, for connections and outages.
     public init(
-        source: GPSDSource = .default, reconnectPolicy: ReconnectPolicy = .never,
+        source: GPSDSource = .default, reconnectPolicy: ReconnectPolicy = .never, reportsSatellites: Bool = false,
         statusHandler: (@Sendable (GPSDStatus) -> Void)? = nil
     ) {
         self.source = source
         self.reconnectPolicy = reconnectPolicy
+        self.reportsSatellites = reportsSatellites
         self.statusHandler = statusHandler
     }
 
@@ -135,7 +141,9 @@ public final class GPSDSession: Sendable {
         let processor = SerialProcessor<ReaderEvent> { [weak self] event in
             self?.deliver(event, from: generation)
         }
-        let reader = try ReaderThread(source: source, reconnectPolicy: reconnectPolicy) { event in
+        let reader = try ReaderThread(
+            source: source, reconnectPolicy: reconnectPolicy, reportsSatellites: reportsSatellites
+        ) { event in
             processor.submit(event)
         }
         let connection = Connection(reader: reader, processor: processor)

@@ -141,15 +141,37 @@ struct OnceCommand {
 
     func run() async -> ExitCode {
         let format = options.format ?? .default(stdoutIsTerminal: output.isTerminal)
+        let statusLine = WaitingStatusLine.isUseful ? WaitingStatusLine() : nil
         // Nothing has been accepted yet, so a signal has nothing to flush.
-        SignalWatcher.start { signal in _exit(signal == SIGINT ? ExitCode.interrupted.rawValue : ExitCode.terminated.rawValue) }
+        SignalWatcher.start { signal in
+            statusLine?.erase()
+            _exit(signal == SIGINT ? ExitCode.interrupted.rawValue : ExitCode.terminated.rawValue)
+        }
         let reporter = StatusReporter(verbose: options.verbose)
-        let session = GPSDSession(source: options.source, statusHandler: { reporter.report($0) })
+        let session = GPSDSession(
+            source: options.source, reportsSatellites: statusLine != nil,
+            statusHandler: { status in
+                statusLine?.update(status)
+                reporter.report(status)
+            })
+        let drawing = statusLine.map { line in Task { await line.run() } }
+        let maximumAge: Duration? =
+            options.maximumAgeSeconds > 0 ? .milliseconds(Int64(options.maximumAgeSeconds * 1000)) : nil
+        var progress: (@Sendable (Fix) -> Void)?
+        if let statusLine { progress = { fix in statusLine.consider(fix) } }
+        let result: Result<Fix, any Error>
         do {
-            let fix = try await session.firstFix(
+            result = .success(try await session.firstFix(
                 minimumAccuracy: options.minimumAccuracy,
                 timeout: .milliseconds(Int64(options.timeoutSeconds * 1000)),
-                maximumAge: options.maximumAgeSeconds > 0 ? .milliseconds(Int64(options.maximumAgeSeconds * 1000)) : nil)
+                maximumAge: maximumAge, progress: progress))
+        } catch {
+            result = .failure(error)
+        }
+        drawing?.cancel()
+        statusLine?.erase()  // before anything else goes to stderr or stdout
+        do {
+            let fix = try result.get()
             var encoder = format.makeEncoder()
             try output.write(encoder.begin() + encoder.encode(fix) + encoder.end())
             return .success
@@ -196,6 +218,8 @@ final class StatusReporter: Sendable {
             printError("\(status)")
         case .skippedReport:
             if verbose { printError("\(status)") }
+        case .satellites:
+            break  // for once's status line on a terminal
         }
     }
 }
