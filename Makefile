@@ -121,6 +121,7 @@ CONFORMANCE_FLAGS ?=
 .PHONY: conformance
 conformance: build
 	LOCTRACK='$(LOCTRACK)' $(if $(GPSD_LOGS),GPSD_LOGS='$(GPSD_LOGS)') $(PYTHON) scripts/conformance.py $(CONFORMANCE_FLAGS)
+	LOCTRACK='$(LOCTRACK)' $(if $(GPSD_LOGS),GPSD_LOGS='$(GPSD_LOGS)') $(PYTHON) scripts/quirks.py
 
 # ---------------------------------------------------------------------------
 # bench: loctrack against a C libgps client and `gpspipe -w` (Benchmarks/run.py,

@@ -12,6 +12,16 @@ such as loctrack, and replays a recorded JSON-lines file (e.g. everything
      does when it stops: FIN by default, RST with --reset, or keep the
      connection open and silent with --linger (a device that went away).
 
+Fault options (scripts/faults.py uses them; none changes the default replay):
+--pause N:S stays silent S seconds after N replay lines (a receiver that goes
+quiet; with --split-pause the next line is cut in two around the pause: half a
+line, then nothing), --burst sends the lines between pauses in one write (many
+reports in one TCP segment), --not-gpsd TEXT greets with TEXT instead of a
+VERSION banner and then says nothing more or, with --chatter S, repeats TEXT
+every S seconds (a peer that is not gpsd), --poll-tpv LINE is the TPV that
+?POLL answers before the replay has sent one (gpsd's last fix of a receiver
+that has since gone silent).
+
 The banner is the file's first line when that line is a VERSION report (it is
 then not sent a second time), else --banner, else gpsd 3.22's banner.  Every
 client gets its own replay from the start.  Other requests get gpsd-like
@@ -24,7 +34,9 @@ until --max-clients clients have come and gone, or SIGINT/SIGTERM):
   fake_gpsd.py [--host 127.0.0.1] [--port 0] [--port-file F]
                [--line-delay S] [--epoch-delay S]
                [--hangup-after N] [--partial-line] [--reset] [--linger S]
-               [--no-banner] [--no-watch] [--max-clients N] [-v] FILE
+               [--no-banner] [--no-watch] [--max-clients N] [-v]
+               [--pause N:S ...] [--split-pause] [--burst]
+               [--not-gpsd TEXT [--chatter S]] [--poll-tpv LINE] FILE
 
 As a library:
 
@@ -83,6 +95,17 @@ class ClientRecord:
     lines_sent: int = 0  # replay lines sent (banner and answers not counted)
     ended: str = ""  # why the connection ended: "replay done", "hung up after N", "client closed", ...
     finished: threading.Event = field(default_factory=threading.Event)
+    connected_at: float = 0.0  # time.monotonic() at accept
+    # (time.monotonic(), event) at the replay's milestones: "watch", "burst N" (N lines
+    # written at once), "pause N S" (silent after N lines), "resume N", "hangup N".
+    timeline: List[tuple] = field(default_factory=list)
+
+    def mark(self, event: str) -> None:
+        self.timeline.append((time.monotonic(), event))
+
+    def when(self, prefix: str) -> List[float]:
+        """The times of the timeline events that start with prefix."""
+        return [stamp for stamp, event in self.timeline if event.startswith(prefix)]
 
 
 class FakeGpsd:
@@ -104,13 +127,24 @@ class FakeGpsd:
       require_watch False: start the replay right after the banner, without ?WATCH
       max_clients   stop accepting after this many connections (None: unlimited)
       log           callable(str) for progress messages, or None
+      pauses        {N: S}: after N replay lines stay connected and silent S seconds
+      split_pause   with pauses: send the first half of the line after a pause before it
+                    (half a line, then nothing), the rest after it
+      burst         write the lines between pauses (and before a hang-up) with one
+                    sendall; line_delay and epoch_delay are then not applied
+      not_gpsd      bytes: greet with these instead of a VERSION banner, answer
+                    nothing, keep the connection until the client closes (b"": silent)
+      chatter       with not_gpsd: send not_gpsd again every `chatter` seconds
+      poll_tpv      the TPV line ?POLL answers before the replay has sent a TPV
     """
 
     def __init__(self, lines: Iterable, *, host: str = "127.0.0.1", port: int = 0,
                  banner: bytes = DEFAULT_BANNER, line_delay: float = 0.0, epoch_delay: float = 0.0,
                  hangup_after: Optional[int] = None, partial_line: bool = False, reset: bool = False,
                  linger: Optional[float] = None, send_banner: bool = True, require_watch: bool = True,
-                 max_clients: Optional[int] = None, log=None):
+                 max_clients: Optional[int] = None, log=None, pauses: Optional[dict] = None,
+                 split_pause: bool = False, burst: bool = False, not_gpsd: Optional[bytes] = None,
+                 chatter: Optional[float] = None, poll_tpv: Optional[bytes] = None):
         self.lines = [line.encode() if isinstance(line, str) else bytes(line) for line in lines]
         self.host = host
         self.requested_port = port
@@ -125,6 +159,12 @@ class FakeGpsd:
         self.require_watch = require_watch
         self.max_clients = max_clients
         self.log = log
+        self.pauses = {int(after): float(seconds) for after, seconds in (pauses or {}).items()}
+        self.split_pause = split_pause
+        self.burst = burst
+        self.not_gpsd = not_gpsd.encode() if isinstance(not_gpsd, str) else not_gpsd
+        self.chatter = chatter
+        self.poll_tpv = poll_tpv.encode() if isinstance(poll_tpv, str) else poll_tpv
         self.clients: List[ClientRecord] = []
         self.port: Optional[int] = None
         self._listener: Optional[socket.socket] = None
@@ -212,7 +252,7 @@ class FakeGpsd:
                 except OSError:
                     break
                 accepted += 1
-                record = ClientRecord(address=address)
+                record = ClientRecord(address=address, connected_at=time.monotonic())
                 with self._lock:
                     self.clients.append(record)
                     self._sockets.append(sock)
@@ -249,6 +289,9 @@ class _Session:
         self.watch = threading.Event()
         self.client_closed = threading.Event()
         self.last = {}  # class -> last line sent, for ?POLL
+        if server.poll_tpv:
+            self.last["TPV"] = server.poll_tpv
+        self.pending = b""  # --burst: lines not written yet
 
     def send(self, data: bytes) -> None:
         with self.send_lock:
@@ -259,6 +302,9 @@ class _Session:
         if not server.send_banner:
             record.ended = "closed without banner"
             return
+        if server.not_gpsd is not None:
+            self._not_gpsd()
+            return
         self.send(server.banner + b"\n")
         threading.Thread(target=self._read_requests, name="fake_gpsd-reader", daemon=True).start()
         if server.require_watch:
@@ -267,12 +313,16 @@ class _Session:
                     record.ended = "client closed before ?WATCH"
                     return
         record.watched = True
+        record.mark("watch")
         previous_time = None
+        rest_of_split = b""
         for index, line in enumerate(server.lines):
             if server.hangup_after is not None and index >= server.hangup_after:
+                self._flush_burst(index)
                 if server.partial_line:
                     self.send(line[: max(1, len(line) // 2)])
                 record.ended = "hung up after %d lines" % index
+                record.mark("hangup %d" % index)
                 self._hang_up()
                 return
             if server._stopping.is_set():
@@ -281,20 +331,38 @@ class _Session:
             if self.client_closed.is_set():
                 record.ended = "client closed"
                 return
-            if index > 0 and server.line_delay > 0:
+            if index > 0 and server.line_delay > 0 and not server.burst:
                 time.sleep(server.line_delay)
             kind = report_class(line)
-            if kind == "TPV" and server.epoch_delay > 0:
+            if kind == "TPV" and server.epoch_delay > 0 and not server.burst:
                 match = _TIME_RE.search(line)
                 current = match.group(1) if match else None
                 if current is not None and previous_time is not None and current != previous_time:
                     time.sleep(server.epoch_delay)
                 if current is not None:
                     previous_time = current
-            self.send(line + b"\n")
+            if index in server.pauses:
+                self._flush_burst(index)
+                if server.split_pause:
+                    half = max(1, len(line) // 2)
+                    self.send(line[:half])
+                    line, rest_of_split = line[:half], line[half:]
+                record.mark("pause %d %g" % (index, server.pauses[index]))
+                if not self._sleep(server.pauses[index]):
+                    record.ended = "client closed" if self.client_closed.is_set() else "server stopped"
+                    return
+                record.mark("resume %d" % index)
+            if rest_of_split:
+                self.send(rest_of_split + b"\n")
+                line, rest_of_split = line + rest_of_split, b""
+            elif server.burst:
+                self.pending += line + b"\n"
+            else:
+                self.send(line + b"\n")
             record.lines_sent += 1
             if kind:
                 self.last[kind] = line
+        self._flush_burst(len(server.lines))
         if server.linger is not None:
             deadline = None if server.linger < 0 else time.monotonic() + server.linger
             while not self.client_closed.is_set() and not server._stopping.is_set():
@@ -306,6 +374,54 @@ class _Session:
                 return
         record.ended = "replay done"
         self._hang_up()
+
+    def _flush_burst(self, index: int) -> None:
+        """--burst: writes the lines gathered since the last pause in one sendall."""
+        if self.pending:
+            data, self.pending = self.pending, b""
+            self.send(data)
+            self.record.mark("burst %d" % data.count(b"\n"))
+
+    def _sleep(self, seconds: float) -> bool:
+        """Stays silent `seconds`; False if the client closed or the server stopped meanwhile."""
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            if self.client_closed.is_set() or self.server._stopping.is_set():
+                return False
+            time.sleep(min(0.05, max(0.0, deadline - time.monotonic())))
+        return True
+
+    def _not_gpsd(self) -> None:
+        """A peer that is not gpsd: its own greeting (or nothing), no answers, never a VERSION."""
+        server, record = self.server, self.record
+        threading.Thread(target=self._discard_requests, name="fake_gpsd-discard", daemon=True).start()
+        next_chatter = time.monotonic()
+        while not self.client_closed.is_set() and not server._stopping.is_set():
+            if server.not_gpsd and time.monotonic() >= next_chatter:
+                try:
+                    self.send(server.not_gpsd)
+                except OSError:
+                    break
+                record.lines_sent += 1
+                if not server.chatter:
+                    next_chatter = float("inf")
+                else:
+                    next_chatter += server.chatter
+            time.sleep(0.02)
+        record.ended = "client closed" if self.client_closed.is_set() else "server stopped"
+
+    def _discard_requests(self) -> None:
+        try:
+            while True:
+                try:
+                    chunk = self.sock.recv(4096)
+                except OSError:
+                    break
+                if not chunk:
+                    break
+                self.record.commands.append(chunk.decode("utf-8", "replace").strip())
+        finally:
+            self.client_closed.set()
 
     def _hang_up(self) -> None:
         if self.server.reset:
@@ -418,12 +534,34 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--no-watch", action="store_true", help="replay right after the banner, without ?WATCH")
     parser.add_argument("--max-clients", type=int, metavar="N", help="exit after serving N clients")
     parser.add_argument("-v", "--verbose", action="store_true", help="log connections to stderr")
+    parser.add_argument("--pause", action="append", default=[], metavar="N:S",
+                        help="after N replay lines stay connected and silent S seconds (repeatable)")
+    parser.add_argument("--split-pause", action="store_true",
+                        help="with --pause: send half of the next line before the pause, the rest after it")
+    parser.add_argument("--burst", action="store_true",
+                        help="write the lines between pauses with one write (delays are not applied)")
+    parser.add_argument("--not-gpsd", metavar="TEXT",
+                        help="greet with TEXT (\\n and \\r understood; '' = nothing) instead of a VERSION "
+                        "banner and answer nothing: a peer that is not gpsd")
+    parser.add_argument("--chatter", type=float, metavar="S", help="with --not-gpsd: repeat TEXT every S seconds")
+    parser.add_argument("--poll-tpv", metavar="LINE",
+                        help="the TPV that ?POLL answers before the replay has sent one")
     args = parser.parse_args(argv)
+    pauses = {}
+    for spec in args.pause:
+        try:
+            after, seconds = spec.split(":", 1)
+            pauses[int(after)] = float(seconds)
+        except ValueError:
+            parser.error("--pause wants N:S, e.g. 10:4.5, not %r" % spec)
 
     options = dict(host=args.host, port=args.port, line_delay=args.line_delay, epoch_delay=args.epoch_delay,
                    hangup_after=args.hangup_after, partial_line=args.partial_line, reset=args.reset,
                    linger=args.linger, send_banner=not args.no_banner, require_watch=not args.no_watch,
-                   max_clients=args.max_clients,
+                   max_clients=args.max_clients, pauses=pauses, split_pause=args.split_pause, burst=args.burst,
+                   not_gpsd=(args.not_gpsd.replace("\\r", "\r").replace("\\n", "\n").encode()
+                             if args.not_gpsd is not None else None),
+                   chatter=args.chatter, poll_tpv=args.poll_tpv.encode() if args.poll_tpv else None,
                    log=(lambda message: print(message, file=sys.stderr, flush=True)) if args.verbose else None)
     if args.banner is not None:
         options["banner"] = args.banner.encode()

@@ -17,8 +17,9 @@
 struct EpochMerger {
     static let steadyAfter = 3
     /// How many recent epoch times per device are remembered, so a time that
-    /// comes back (a receiver stepping its clock back) is not emitted twice.
-    static let rememberedTimes = 8
+    /// comes back (a receiver stepping its clock back) is not emitted twice:
+    /// two minutes at 1 Hz, 13 s at 10 Hz.
+    static let rememberedTimes = 128
 
     private var devices: [String: DeviceEpochs] = [:]
 
@@ -49,7 +50,7 @@ private struct DeviceEpochs {
     var reportsInCurrent = 0
     var currentAlreadyEmitted = false
     var consecutiveSingles = 0
-    var recentTimes: [Timestamp] = []
+    var recentTimes = RecentTimes()
 
     mutating func accept(_ fix: Fix, emit: (Fix) -> Void) {
         if fix.time == current {
@@ -86,8 +87,27 @@ private struct DeviceEpochs {
     }
 
     private mutating func emitAndRemember(_ fix: Fix, _ emit: (Fix) -> Void) {
-        if recentTimes.count == EpochMerger.rememberedTimes { recentTimes.removeFirst() }
-        recentTimes.append(fix.time)
+        recentTimes.insert(fix.time)
         emit(fix)
+    }
+}
+
+/// The last ``EpochMerger/rememberedTimes`` epoch times emitted for a device.
+struct RecentTimes {
+    private var order: [Timestamp] = []
+    private var next = 0
+    private var members: Set<Timestamp> = []
+
+    func contains(_ time: Timestamp) -> Bool { members.contains(time) }
+
+    mutating func insert(_ time: Timestamp) {
+        guard members.insert(time).inserted else { return }
+        if order.count < EpochMerger.rememberedTimes {
+            order.append(time)
+        } else {
+            members.remove(order[next])
+            order[next] = time
+            next = (next + 1) % order.count
+        }
     }
 }

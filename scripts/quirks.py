@@ -1,0 +1,207 @@
+#!/usr/bin/env python3
+"""quirks: each real-receiver quirk of gpsd's recordings, checked on loctrack's output.
+
+`make conformance` runs it after scripts/conformance.py, on what loctrack printed
+in that run (out/conformance/{scripted,gpsfake}/NAME.log.loctrack.jsonl) and on
+gpsd's captures beside the logs. Each quirk names the recording that shows it
+and asserts what loctrack does with it. A timestamp that steps backwards
+(Telit-style) is in none of the 16 recordings, so one capture is replayed with a
+step back inserted, through the scripted gpsd.
+
+Exit 0 when every check passes, 1 otherwise.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "scripts"))
+from fake_gpsd import FakeGpsd  # noqa: E402
+
+LOGS = Path(os.environ.get("GPSD_LOGS", ROOT.parent / "shared" / "gpsd-logs"))
+OUT = ROOT / "out" / "conformance"
+LOCTRACK = os.environ.get("LOCTRACK", str(ROOT / ".build" / "release" / "loctrack"))
+
+
+def output(way: str, log: str) -> list[dict]:
+    path = OUT / way / f"{log}.log.loctrack.jsonl"
+    return [json.loads(line, parse_float=str) for line in path.read_text().splitlines() if line.strip()]
+
+
+def capture(log: str) -> list[dict]:
+    path = LOGS / f"{log}.log.tpv.jsonl"
+    return [json.loads(line, parse_float=str) for line in path.read_text().splitlines() if line.strip()]
+
+
+def is_fix(tpv: dict) -> bool:
+    return int(tpv.get("mode", 0)) >= 2 and "lat" in tpv and "lon" in tpv and "time" in tpv
+
+
+def times(fixes: list[dict]) -> list[str]:
+    return [fix["time"] for fix in fixes]
+
+
+CHECKS = []
+
+
+def quirk(name: str, log: str):
+    def register(function):
+        CHECKS.append((name, log, function))
+        return function
+    return register
+
+
+@quirk("several TPVs per epoch: one fix each, gpsd's last", "haicom-305N")
+def several_per_epoch(fixes, tpvs):
+    fix_tpvs = [t for t in tpvs if is_fix(t)]
+    last = {t["time"]: t for t in fix_tpvs}
+    assert len(fix_tpvs) > len(last), "the recording should have several TPVs per epoch"
+    assert times(fixes) == list(dict.fromkeys(t["time"] for t in fix_tpvs)), "one fix per epoch, in order"
+    assert all(fix["lat"] == last[fix["time"]]["lat"] and fix.get("altHAE") == last[fix["time"]].get("altHAE")
+               for fix in fixes), "each fix carries the epoch's last report"
+    return f"{len(fix_tpvs)} TPVs with a fix -> {len(fixes)} fixes"
+
+
+@quirk("repeated timestamps (binary, 5 Hz): never twice", "ublox-neo-m8n")
+def repeated_timestamps(fixes, tpvs):
+    stamps = [t["time"] for t in tpvs if is_fix(t)]
+    repeats = len(stamps) - len(set(stamps))
+    assert repeats > 0 and len(times(fixes)) == len(set(times(fixes))) == len(set(stamps))
+    return f"{repeats} repeated timestamps -> {len(fixes)} distinct fixes"
+
+
+@quirk("TPVs with a position but no time: not fixes", "bu353s4")
+def position_without_time(fixes, tpvs):
+    untimed = [t for t in tpvs if "lat" in t and "time" not in t]
+    assert untimed, "the recording should start with TPVs that have no time"
+    assert all("time" in fix for fix in fixes) and len(fixes) == len({t["time"] for t in tpvs if is_fix(t)})
+    return f"{len(untimed)} untimed TPVs with lat/lon skipped"
+
+
+@quirk("2D fixes with no altitude, no error estimate (RMC only)", "meinberg-gps164")
+def two_d_without_altitude(fixes, tpvs):
+    assert fixes and all(fix["mode"] == 2 for fix in fixes)
+    assert not any(key in fix for fix in fixes for key in ("altHAE", "altMSL", "eph", "epv")), \
+        "unknown values are left out, never null"
+    return f"{len(fixes)} 2D fixes, none with altitude or eph"
+
+
+@quirk("no error estimate at all (TSIP timing receiver)", "trimble-smt-360")
+def no_error_estimate(fixes, tpvs):
+    assert fixes and not any("eph" in fix for fix in fixes)
+    result = subprocess.run([LOCTRACK, "help", "stream"], capture_output=True, text=True)
+    assert "--min-accuracy" in result.stdout
+    return f"{len(fixes)} fixes without eph (so --min-accuracy drops them all)"
+
+
+@quirk("DGPS status", "skytraq-dgps")
+def dgps(fixes, tpvs):
+    assert fixes and all(int(fix.get("status", 1)) == 2 for fix in fixes)
+    return f"{len(fixes)} fixes with status 2"
+
+
+@quirk("DGPS status mixed with plain fixes (SiRF binary)", "sirf2")
+def dgps_mixed(fixes, tpvs):
+    statuses = {int(fix.get("status", 1)) for fix in fixes}
+    assert statuses == {1, 2}, statuses
+    with_status = sum(1 for fix in fixes if "status" in fix)
+    return f"{with_status} of {len(fixes)} fixes DGPS, the rest without status"
+
+
+@quirk("5 Hz receiver: every 0.2 s epoch", "quectel-l76k-nmea")
+def five_hertz(fixes, tpvs):
+    fractions = {fix["time"][19:23] for fix in fixes}
+    assert {".000", ".200", ".400", ".600", ".800"} <= fractions, fractions
+    return f"{len(fixes)} fixes at {len(fractions)} sub-second phases"
+
+
+@quirk("binary protocol's extra fields: ECEF and NED velocity", "navisys-gr701w")
+def ecef(fixes, tpvs):
+    with_ecef = [fix for fix in fixes if "ecefx" in fix]
+    assert with_ecef and all(k in fix for fix in with_ecef for k in ("ecefy", "ecefz", "ecefpAcc", "ecefvAcc", "velN"))
+    # libgps 3.22 swaps ecefpAcc/ecefvAcc and misfiles velN/E/D: the output must match gpsd's text anyway.
+    last = {t["time"]: t for t in tpvs if is_fix(t)}
+    assert all(fix["ecefpAcc"] == last[fix["time"]]["ecefpAcc"] and fix["velN"] == last[fix["time"]]["velN"]
+               for fix in with_ecef)
+    return f"{len(with_ecef)} fixes with ECEF, pAcc/vAcc and velN/E/D as gpsd sent them"
+
+
+@quirk("week-rollover dates reported as gpsd reports them", "bu353s4")
+def rollover_nmea(fixes, tpvs):
+    assert all(fix["time"].startswith("2034-08-16") for fix in fixes), "recorded 2014-12-31, gpsd says 2034"
+    return "all dated 2034-08-16, as gpsd 3.22 dates them"
+
+
+@quirk("SiRF dates confused by gpsd's rollover logic, passed through", "sirf2")
+def rollover_sirf(fixes, tpvs):
+    tpv_years = {t["time"][:4] for t in tpvs if "time" in t}
+    assert tpv_years == {"2023", "2041"}, tpv_years  # the real date is 2021
+    last = {t["time"]: t for t in tpvs if is_fix(t)}
+    assert all(fix["time"] in last for fix in fixes) and {fix["time"][:4] for fix in fixes} == {"2041"}
+    return "gpsd dates its TPVs 2023 (no fix yet) and 2041; the fixes carry gpsd's 2041 dates"
+
+
+@quirk("loss of fix and reacquisition: no fix from mode < 2", "garmin-10x")
+def loss_of_fix(fixes, tpvs):
+    no_fix_times = {t["time"] for t in tpvs if int(t.get("mode", 0)) < 2 and "time" in t}
+    assert no_fix_times and not (no_fix_times & set(times(fixes)))
+    return f"{len(no_fix_times)} no-fix epochs, none printed"
+
+
+def backwards_step() -> str:
+    """Telit-style: the receiver's time steps back once. Replayed through the scripted gpsd."""
+    lines = (LOGS / "trimble-smt-360.log.gpsd.jsonl").read_text().splitlines()
+    tpv_indexes = [i for i, line in enumerate(lines) if '"class":"TPV"' in line]
+    # Repeat the report of the 10th epoch's time after the 20th epoch: the clock steps back 10 s once.
+    step_back = lines[tpv_indexes[10]].replace('"lat":', '"lat":', 1)
+    lines.insert(tpv_indexes[20] + 1, step_back)
+    with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False) as handle:
+        handle.write("\n".join(lines) + "\n")
+        path = handle.name
+    try:
+        with FakeGpsd.from_file(path) as server:
+            result = subprocess.run([LOCTRACK, "stream", "--format", "json", "--no-reconnect",
+                                     f"127.0.0.1:{server.port}"], capture_output=True, text=True, timeout=30)
+        fixes = [json.loads(line) for line in result.stdout.splitlines()]
+        expected = len({json.loads(line)["time"] for line in lines if '"class":"TPV"' in line
+                        and is_fix(json.loads(line))})
+        stamps = times(fixes)
+        assert len(stamps) == len(set(stamps)) == expected, (len(stamps), len(set(stamps)), expected)
+        return f"a 10 s step back after epoch 20: {len(fixes)} fixes, each epoch once"
+    finally:
+        os.unlink(path)
+
+
+def main() -> int:
+    failures = 0
+    print("\nquirks of real receivers (loctrack's output in out/conformance/; gpsd captures in %s)" % LOGS)
+    print("%-62s %-22s %-9s %s" % ("quirk", "recording", "way", "result"))
+    for name, log, check in CHECKS:
+        for way in ("scripted", "gpsfake"):
+            try:
+                detail = check(output(way, log), capture(log))
+                print("%-62s %-22s %-9s ok: %s" % (name, log, way, detail))
+            except FileNotFoundError as error:
+                failures += 1
+                print("%-62s %-22s %-9s FAIL: no output (%s); run scripts/conformance.py first" % (name, log, way, error.filename))
+            except AssertionError as error:
+                failures += 1
+                print("%-62s %-22s %-9s FAIL: %s" % (name, log, way, error))
+    try:
+        print("%-62s %-22s %-9s ok: %s" % ("a timestamp that steps backwards (Telit-style)", "trimble-smt-360 +step",
+                                            "scripted", backwards_step()))
+    except (AssertionError, subprocess.TimeoutExpired) as error:
+        failures += 1
+        print("%-62s %-22s %-9s FAIL: %s" % ("a timestamp that steps backwards", "trimble-smt-360", "scripted", error))
+    print("quirks: %s" % ("PASS" if failures == 0 else "%d FAILED" % failures))
+    return 0 if failures == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
