@@ -178,6 +178,51 @@ def backwards_step() -> str:
         os.unlink(path)
 
 
+def long_device_path() -> str:
+    """A /dev/serial/by-id path (over libgps's 80-byte gps_stream buffer) reaches gpsd intact."""
+    device = "/dev/serial/by-id/usb-u-blox_AG_-_www.u-blox.com_u-blox_GNSS_receiver-if00-port0-" + "x" * 40
+    with FakeGpsd.from_file(str(LOGS / "bu353s4.log.gpsd.jsonl")) as server:
+        subprocess.run([LOCTRACK, "stream", "--format", "json", "--no-reconnect", f"127.0.0.1:{server.port}:{device}"],
+                       capture_output=True, text=True, timeout=30)
+        server.wait_idle(timeout=5)
+        watches = [c for client in server.clients for c in client.commands if c.startswith("?WATCH=")]
+    assert watches, "no ?WATCH received"
+    sent = json.loads(watches[0][len("?WATCH="):])
+    assert sent.get("device") == device, sent
+    return f"?WATCH carried the {len(device)}-byte device path intact, as valid JSON"
+
+
+def unknown_device() -> str:
+    """gpsd's ERROR for a device it does not have is one clear line and exit 69 (with a real gpsd)."""
+    port_probe = subprocess.run(["python3", "-c", "import socket;s=socket.socket();s.bind(('127.0.0.1',0));print(s.getsockname()[1])"],
+                                capture_output=True, text=True)
+    port = port_probe.stdout.strip()
+    fake = subprocess.Popen(["gpsfake", "-q", "-1", "-p", "-P", port, "-c", "0.2", str(LOGS / "bu353s4.log")],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        import socket
+        import time
+        deadline = time.time() + 10
+        while time.time() < deadline:  # wait until gpsd listens
+            try:
+                socket.create_connection(("127.0.0.1", int(port)), timeout=1).close()
+                break
+            except OSError:
+                time.sleep(0.05)
+        while True:
+            result = subprocess.run([LOCTRACK, "stream", "--format", "json", f"127.0.0.1:{port}:/dev/no-such-gps"],
+                                    capture_output=True, text=True, timeout=30)
+            if "No such device" in result.stderr or time.time() > deadline:
+                break
+            time.sleep(0.2)
+        lines = result.stderr.strip().splitlines()
+        assert result.returncode == 69 and len(lines) == 1 and "No such device" in lines[0], (result.returncode, lines)
+        return "exit 69: " + lines[0]
+    finally:
+        os.killpg(fake.pid, 9)
+        fake.wait()
+
+
 def main() -> int:
     failures = 0
     print("\nquirks of real receivers (loctrack's output in out/conformance/; gpsd captures in %s)" % LOGS)
@@ -199,6 +244,13 @@ def main() -> int:
     except (AssertionError, subprocess.TimeoutExpired) as error:
         failures += 1
         print("%-62s %-22s %-9s FAIL: %s" % ("a timestamp that steps backwards", "trimble-smt-360", "scripted", error))
+    for name, recording, check in (("a long /dev/serial/by-id device path", "bu353s4 (scripted)", long_device_path),
+                                   ("a device gpsd does not have", "bu353s4 (gpsfake)", unknown_device)):
+        try:
+            print("%-62s %-22s %-9s ok: %s" % (name, recording, "", check()))
+        except (AssertionError, subprocess.TimeoutExpired) as error:
+            failures += 1
+            print("%-62s %-22s %-9s FAIL: %s" % (name, recording, "", error))
     print("quirks: %s" % ("PASS" if failures == 0 else "%d FAILED" % failures))
     return 0 if failures == 0 else 1
 
