@@ -2,7 +2,7 @@
 ///
 /// libgps's `gps_stream` formats `?WATCH` in an 80-byte buffer, which cuts a
 /// long `/dev/serial/by-id/…` path into invalid JSON and still returns 0.
-enum GPSDCommand {
+package enum GPSDCommand {
     /// `?WATCH={"enable":true,"json":true[,"device":"…"]};`
     static func watch(device: String?) -> String {
         guard let device else { return "?WATCH={\"enable\":true,\"json\":true};\n" }
@@ -15,7 +15,8 @@ enum GPSDCommand {
     /// Asks gpsd for the latest fix of every watched device.
     static let poll = "?POLL;\n"
 
-    static func jsonEscaped(_ text: String) -> String {
+    /// `text` as the inside of a JSON string literal (also used for loctrack's own JSON output).
+    package static func jsonEscaped(_ text: String) -> String {
         var escaped = ""
         escaped.reserveCapacity(text.utf8.count)
         for scalar in text.unicodeScalars {

@@ -37,15 +37,7 @@ struct LineFramer: ~Copyable {
         _ socket: Int32, _ line: (_ text: UnsafeMutablePointer<CChar>, _ length: Int) -> Void
     ) -> ReadOutcome {
         while true {
-            if end == buffer.count {
-                compact()
-                if end == buffer.count {  // one line fills the whole buffer
-                    start = 0
-                    end = 0
-                    discardingOverlongLine = true
-                    overlongLines += 1
-                }
-            }
+            makeRoom()
             let count = retryingInterrupts { read(socket, buffer.baseAddress! + end, buffer.count - end) }
             if count == 0 { return .endOfFile }
             if count < 0 {
@@ -62,15 +54,7 @@ struct LineFramer: ~Copyable {
         _ bytes: some Collection<UInt8>, _ line: (_ text: UnsafeMutablePointer<CChar>, _ length: Int) -> Void
     ) {
         for byte in bytes {
-            if end == buffer.count {
-                compact()
-                if end == buffer.count {
-                    start = 0
-                    end = 0
-                    discardingOverlongLine = true
-                    overlongLines += 1
-                }
-            }
+            makeRoom()
             buffer[end] = byte
             end += 1
             if byte == 0x0A { emitLines(scanningFrom: end - 1, line) }
@@ -99,6 +83,19 @@ struct LineFramer: ~Copyable {
         if start == end {
             start = 0
             end = 0
+        }
+    }
+
+    /// Makes space at the end: moves the partial line to the front, or drops a
+    /// line that fills the whole buffer (the rest of it is dropped up to its newline).
+    private mutating func makeRoom() {
+        guard end == buffer.count else { return }
+        compact()
+        if end == buffer.count {
+            start = 0
+            end = 0
+            discardingOverlongLine = true
+            overlongLines += 1
         }
     }
 

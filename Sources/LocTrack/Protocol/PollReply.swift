@@ -10,12 +10,12 @@ struct PollReply {
     let tpvObjects: [Range<Int>]
 
     init(line: UnsafeRawBufferPointer) {
-        time = Self.value(after: Array("\"time\":\"".utf8), in: line).flatMap { start in
+        time = ByteSearch.offset(after: Array("\"time\":\"".utf8), in: line).flatMap { start in
             line[start...].firstIndex(of: 0x22).flatMap { end in
                 Timestamp(iso8601: String(decoding: UnsafeRawBufferPointer(rebasing: line[start..<end]), as: UTF8.self))
             }
         }
-        guard let arrayStart = Self.value(after: Array("\"tpv\":[".utf8), in: line) else {
+        guard let arrayStart = ByteSearch.offset(after: Array("\"tpv\":[".utf8), in: line) else {
             tpvObjects = []
             return
         }
@@ -45,17 +45,5 @@ struct PollReply {
             index += 1
         }
         tpvObjects = objects
-    }
-
-    private static func value(after needle: [UInt8], in line: UnsafeRawBufferPointer) -> Int? {
-        guard needle.count <= line.count else { return nil }
-        var index = 0
-        while index + needle.count <= line.count {
-            if line[index] == needle[0] && line[index..<(index + needle.count)].elementsEqual(needle) {
-                return index + needle.count
-            }
-            index += 1
-        }
-        return nil
     }
 }

@@ -138,17 +138,7 @@ final class ReportHandler {
         return index > start ? value : nil
     }
 
-    /// Where the bytes just after `needle` start in the line, if it occurs.
     private static func offset(of needle: [UInt8], in line: UnsafePointer<CChar>, _ length: Int) -> Int? {
-        let bytes = UnsafeRawBufferPointer(start: line, count: length)
-        guard !needle.isEmpty, needle.count <= length else { return nil }
-        var index = 0
-        while index + needle.count <= length {
-            if bytes[index] == needle[0] && bytes[index..<(index + needle.count)].elementsEqual(needle) {
-                return index + needle.count
-            }
-            index += 1
-        }
-        return nil
+        ByteSearch.offset(after: needle, in: UnsafeRawBufferPointer(start: line, count: length))
     }
 }

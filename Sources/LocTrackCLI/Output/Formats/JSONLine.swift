@@ -61,15 +61,6 @@ enum JSONLine {
     }
 
     static func appendEscaped(_ text: String, to line: inout String) {
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": line += "\\\""
-            case "\\": line += "\\\\"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                line += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: line.unicodeScalars.append(scalar)
-            }
-        }
+        line += GPSDCommand.jsonEscaped(text)
     }
 }
