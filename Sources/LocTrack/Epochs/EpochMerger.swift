@@ -10,7 +10,8 @@
 /// - **Steady**: after ``steadyAfter`` epochs in a row that each had a single
 ///   TPV, emit each TPV as it arrives (no added latency). A second TPV for an
 ///   epoch already emitted is dropped and puts the device back to learning; so
-///   does a report without a fix (the receiver lost it and will re-learn).
+///   does a report without a fix (the receiver lost it and will re-learn), which
+///   also ends the epoch being held.
 ///
 /// Over gpsd's 16 regression recordings this emits gpsd's last report of every
 /// epoch, with 0 differences (see docs/fixes.md).
@@ -30,7 +31,11 @@ struct EpochMerger {
     mutating func accept(_ report: TPVReport, emit: (Fix) -> Void) {
         let key = report.device ?? ""
         guard let fix = report.fix else {
-            if report.mode < 2 { devices[key]?.consecutiveSingles = 0 }
+            if report.mode < 2 {
+                // The receiver lost its fix: the epoch it was in is over, and it will re-learn.
+                devices[key]?.flush(emit: emit)
+                devices[key]?.consecutiveSingles = 0
+            }
             return
         }
         devices[key, default: DeviceEpochs()].accept(fix, emit: emit)

@@ -33,10 +33,13 @@ struct LineFramer: ~Copyable {
     ///
     /// - Returns: `.open` after the socket would block, `.endOfFile` when the peer
     ///   closed it, `.failed(errno)` on a read error.
+    /// - Parameter maximumReads: stop after this many reads (the caller polls again and
+    ///   can check its downstream in between); `.open` then, with data possibly left.
     mutating func drain(
-        _ socket: Int32, _ line: (_ text: UnsafeMutablePointer<CChar>, _ length: Int) -> Void
+        _ socket: Int32, maximumReads: Int = .max,
+        _ line: (_ text: UnsafeMutablePointer<CChar>, _ length: Int) -> Void
     ) -> ReadOutcome {
-        while true {
+        for _ in 0..<maximumReads {
             makeRoom()
             let count = retryingInterrupts { read(socket, buffer.baseAddress! + end, buffer.count - end) }
             if count == 0 { return .endOfFile }
@@ -47,6 +50,7 @@ struct LineFramer: ~Copyable {
             end += count
             emitLines(scanningFrom: scanFrom, line)
         }
+        return .open
     }
 
     /// Frames bytes already in memory (tests, replays).

@@ -26,9 +26,16 @@ final class ReaderSession {
         self.handler = handler
     }
 
+    /// How much one wake-up reads before the loop checks the consumers again
+    /// (16 reads of up to 64 KiB: hundreds of reports).
+    static let readsPerWakeUp = 16
+
+    /// - Parameter consumersAreBehind: while true, the socket is not read: gpsd's
+    ///   reports wait in the kernel and TCP slows gpsd down, and memory stays
+    ///   bounded. The session wakes the reader when the consumers catch up.
     func run(
         wakeDescriptor: Int32, stopRequested: () -> Bool, takePollRequest: () -> Bool,
-        sink: @Sendable (ReaderEvent) -> Void
+        consumersAreBehind: () -> Bool, sink: @Sendable (ReaderEvent) -> Void
     ) -> Outcome {
         handler.connectionStarted()
         do {
@@ -49,6 +56,8 @@ final class ReaderSession {
             let timeout = nextTimeout(now: now, bannerDeadline: bannerDeadline)
             descriptors[0].revents = 0
             descriptors[1].revents = 0
+            // While the consumers are behind, only the wake-up pipe is watched.
+            descriptors[0].events = consumersAreBehind() ? 0 : Int16(POLLIN)
             let ready = retryingInterrupts { poll(&descriptors, 2, timeout) }
             if ready < 0 {
                 return .failed(LocTrackError(.connectionLost, source: connection.source, reason: "poll: \(Errno.current)"))
@@ -61,7 +70,8 @@ final class ReaderSession {
                 }
                 if ready == 1 { continue }
             }
-            if ready == 0 {
+            if descriptors[0].revents == 0 {
+                if ready > 0 { continue }  // woken for the wake-up pipe only
                 if !handler.sawBanner {
                     return .failed(LocTrackError(
                         .notGPSD, source: connection.source,
@@ -71,7 +81,7 @@ final class ReaderSession {
                 reportSilence(sink: sink)
                 continue
             }
-            let outcome = framer.drain(connection.socket) { line, length in
+            let outcome = framer.drain(connection.socket, maximumReads: Self.readsPerWakeUp) { line, length in
                 handler.handle(line: line, length: length)
             }
             noteOverlongLines()

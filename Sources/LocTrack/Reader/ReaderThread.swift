@@ -24,6 +24,7 @@ final class ReaderThread: Sendable {
     let source: GPSDSource
     let reconnectPolicy: ReconnectPolicy
     let reportsSatellites: Bool
+    private let consumersAreBehind: @Sendable () -> Bool
     private let sink: @Sendable (ReaderEvent) -> Void
     /// A self-pipe: the thread polls the read end, ``stop(flushing:)`` writes to the other.
     private let wakeDescriptors: (read: Int32, write: Int32)
@@ -32,6 +33,7 @@ final class ReaderThread: Sendable {
 
     init(
         source: GPSDSource, reconnectPolicy: ReconnectPolicy = .never, reportsSatellites: Bool = false,
+        consumersAreBehind: @escaping @Sendable () -> Bool = { false },
         sink: @escaping @Sendable (ReaderEvent) -> Void
     ) throws(LocTrackError) {
         var descriptors: [Int32] = [-1, -1]
@@ -45,6 +47,7 @@ final class ReaderThread: Sendable {
         self.source = source
         self.reconnectPolicy = reconnectPolicy
         self.reportsSatellites = reportsSatellites
+        self.consumersAreBehind = consumersAreBehind
         self.sink = sink
         self.wakeDescriptors = (descriptors[0], descriptors[1])
     }
@@ -66,6 +69,12 @@ final class ReaderThread: Sendable {
     func stop(flushing: Bool) {
         let request = flushing ? StopRequest.flushing : .immediately
         _ = stopRequest.compareExchange(expected: StopRequest.none.rawValue, desired: request.rawValue, ordering: .sequentiallyConsistent)
+        var byte: UInt8 = 1
+        _ = retryingInterrupts { write(wakeDescriptors.write, &byte, 1) }
+    }
+
+    /// Wakes the thread to look at the consumers again (they caught up).
+    func resumeReading() {
         var byte: UInt8 = 1
         _ = retryingInterrupts { write(wakeDescriptors.write, &byte, 1) }
     }
@@ -132,6 +141,7 @@ final class ReaderThread: Sendable {
             wakeDescriptor: wakeDescriptors.read,
             stopRequested: { self.requestedStop != .none },
             takePollRequest: { self.pollRequest.exchange(false, ordering: .sequentiallyConsistent) },
+            consumersAreBehind: consumersAreBehind,
             sink: sink)
         switch outcome {
         case .stopped:

@@ -17,6 +17,8 @@ final class ReportHandler {
     private(set) var malformedCount = 0
     /// TPV reports that claimed a fix but had no usable position or time.
     private(set) var unusableFixCount = 0
+    /// Devices whose latest TPV had a fix, so each loss of fix is reported once.
+    private var devicesWithFix: Set<String> = []
     /// Devices gpsd said it lost, so each loss is reported once.
     private var lostDevices: Set<String> = []
     /// When the last fix arrived (monotonic milliseconds), if any did.
@@ -61,6 +63,12 @@ final class ReportHandler {
             }
             if report.fix != nil { lastFixAt = Monotonic.milliseconds }
             assembler.accept(report)
+            let device = report.device ?? ""
+            if report.fix != nil {
+                devicesWithFix.insert(device)
+            } else if report.mode < 2, devicesWithFix.remove(device) != nil {
+                sink(.status(.fixLost(device: report.device)))
+            }
         case .version:
             sawBanner = true
             sink(.status(.connected(source, release: decoder.decodeVersionRelease(line: line))))

@@ -20,15 +20,19 @@ public struct AsyncFixSequence: AsyncSequence, Sendable {
     let latestNoOlderThan: Duration?
 
     public func makeAsyncIterator() -> Iterator {
-        Iterator(base: session.subscribe(bufferingPolicy: bufferingPolicy, latestNoOlderThan: latestNoOlderThan)
-            .makeAsyncIterator())
+        let (stream, consumed) = session.subscribe(bufferingPolicy: bufferingPolicy, latestNoOlderThan: latestNoOlderThan)
+        return Iterator(base: stream.makeAsyncIterator(), consumed: consumed)
     }
 
     public struct Iterator: AsyncIteratorProtocol {
         var base: AsyncThrowingStream<Fix, any Error>.Iterator
+        /// Tells the session a fix left this consumer's queue (for backpressure).
+        let consumed: @Sendable () -> Void
 
         public mutating func next() async throws -> Fix? {
-            try await base.next()
+            let fix = try await base.next()
+            if fix != nil { consumed() }
+            return fix
         }
     }
 }
@@ -39,12 +43,24 @@ extension AsyncFixSequence.Iterator: Sendable {}
 /// What one consumer's queue of fixes does when the consumer falls behind.
 public struct FixBufferingPolicy: Sendable, Hashable {
     enum Kind: Hashable, Sendable {
-        case unbounded, newest(Int), oldest(Int)
+        case bounded(Int), unbounded, newest(Int), oldest(Int)
     }
 
     let kind: Kind
 
-    /// Keep every fix (the default): nothing is dropped.
+    /// The backlog at which the reader stops reading, if this policy applies backpressure.
+    var backpressureLimit: Int? {
+        if case .bounded(let limit) = kind { return limit }
+        return nil
+    }
+
+    /// Keep every fix, and when `limit` fixes wait for this consumer, stop reading
+    /// from gpsd until it catches up: nothing is dropped and memory stays bounded
+    /// (gpsd then buffers, and drops a client that stays far behind; loctrack
+    /// reconnects if asked to). The default, with a limit of 1024.
+    public static func bounded(_ limit: Int) -> Self { Self(kind: .bounded(max(1, limit))) }
+    public static let `default` = bounded(1024)
+    /// Keep every fix and keep reading: memory grows with the backlog.
     public static let unbounded = FixBufferingPolicy(kind: .unbounded)
     /// Keep only the newest `limit` waiting fixes (older ones are dropped).
     public static func bufferingNewest(_ limit: Int) -> Self { Self(kind: .newest(max(1, limit))) }
@@ -53,7 +69,7 @@ public struct FixBufferingPolicy: Sendable, Hashable {
 
     var streamPolicy: AsyncThrowingStream<Fix, any Error>.Continuation.BufferingPolicy {
         switch kind {
-        case .unbounded: .unbounded
+        case .bounded, .unbounded: .unbounded
         case .newest(let limit): .bufferingNewest(limit)
         case .oldest(let limit): .bufferingOldest(limit)
         }

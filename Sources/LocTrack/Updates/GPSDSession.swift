@@ -20,6 +20,8 @@ public final class GPSDSession: Sendable {
         var connection: Connection?
         /// Which connection is current; events from an older one are ignored.
         var generation: UInt64 = 0
+        /// The reader paused because a consumer fell behind.
+        var readerPaused = false
         /// ``finish()`` came while no connection was open (e.g. before the first
         /// iteration started): the next iteration ends at once.
         var finishRequested = false
@@ -29,6 +31,13 @@ public final class GPSDSession: Sendable {
         let continuation: AsyncThrowingStream<Fix, any Error>.Continuation
         /// Waiting for gpsd's latest fix, accepted if no older than this.
         var latestNoOlderThan: Duration?
+        /// The backlog at which the reader pauses for this consumer (nil: never).
+        let backpressureLimit: Int?
+        /// Fixes given to this consumer's queue and not yet taken.
+        var waiting = 0
+
+        var isBehind: Bool { backpressureLimit.map { waiting >= $0 } ?? false }
+        var hasCaughtUp: Bool { backpressureLimit.map { waiting <= $0 / 2 } ?? true }
     }
 
     /// One reader thread and the serial processor that carries its events to subscribers.
@@ -76,12 +85,13 @@ public final class GPSDSession: Sendable {
     /// The live fixes, one per epoch, in order: `for try await fix in session.fixes()`.
     ///
     /// - Parameter bufferingPolicy: what this consumer's queue does when it falls
-    ///   behind; `.unbounded` (the default) never drops a fix.
+    ///   behind. The default, `.bounded(1024)`, never drops a fix: when 1024 wait,
+    ///   loctrack stops reading from gpsd until this consumer catches up.
     /// - Parameter maximumAge: when set, the sequence starts with the fix gpsd
     ///   already has (asked with `?POLL`), if it is no older than this by gpsd's
     ///   own clock; a warm gpsd answers within milliseconds. Then live fixes follow.
     public func fixes(
-        bufferingPolicy: FixBufferingPolicy = .unbounded, startingWithLatestNoOlderThan maximumAge: Duration? = nil
+        bufferingPolicy: FixBufferingPolicy = .default, startingWithLatestNoOlderThan maximumAge: Duration? = nil
     ) -> AsyncFixSequence {
         AsyncFixSequence(session: self, bufferingPolicy: bufferingPolicy, latestNoOlderThan: maximumAge)
     }
@@ -101,7 +111,7 @@ public final class GPSDSession: Sendable {
 
     func subscribe(
         bufferingPolicy: FixBufferingPolicy, latestNoOlderThan maximumAge: Duration?
-    ) -> AsyncThrowingStream<Fix, any Error> {
+    ) -> (AsyncThrowingStream<Fix, any Error>, consumed: @Sendable () -> Void) {
         let (stream, continuation) = AsyncThrowingStream<Fix, any Error>.makeStream(
             bufferingPolicy: bufferingPolicy.streamPolicy)
         let (id, startFailure, alreadyFinished) = state.withLock { state -> (UInt64, LocTrackError?, Bool) in
@@ -111,13 +121,16 @@ public final class GPSDSession: Sendable {
                 return (id, nil, true)
             }
             state.nextSubscriberID += 1
-            state.subscribers[id] = Subscriber(continuation: continuation, latestNoOlderThan: maximumAge)
+            state.subscribers[id] = Subscriber(
+                continuation: continuation, latestNoOlderThan: maximumAge,
+                backpressureLimit: bufferingPolicy.backpressureLimit)
             if let connection = state.connection {
                 if maximumAge != nil { connection.reader.requestPoll() }
                 return (id, nil, false)
             }
             do throws(LocTrackError) {
                 state.generation += 1
+                state.readerPaused = false
                 state.connection = try makeConnection(generation: state.generation, poll: maximumAge != nil)
                 return (id, nil, false)
             } catch {
@@ -125,16 +138,40 @@ public final class GPSDSession: Sendable {
                 return (id, error, false)
             }
         }
+        let consumed: @Sendable () -> Void = { [weak self] in self?.consumed(by: id) }
         if alreadyFinished {
             continuation.finish()
-            return stream
+            return (stream, consumed)
         }
         if let startFailure {
             continuation.finish(throwing: startFailure)
-            return stream
+            return (stream, consumed)
         }
         continuation.onTermination = { [weak self] _ in self?.unsubscribe(id) }
-        return stream
+        return (stream, consumed)
+    }
+
+    /// A consumer took a fix; when the one that paused the reader has caught up, read again.
+    private func consumed(by id: UInt64) {
+        let resume = state.withLock { state -> ReaderThread? in
+            guard var subscriber = state.subscribers[id] else { return nil }
+            subscriber.waiting = max(0, subscriber.waiting - 1)
+            state.subscribers[id] = subscriber
+            guard state.readerPaused, state.subscribers.values.allSatisfy(\.hasCaughtUp) else { return nil }
+            state.readerPaused = false
+            return state.connection?.reader
+        }
+        resume?.resumeReading()
+    }
+
+    /// Asked by the reader thread before each read: whether a consumer is too far behind.
+    private func consumersAreBehind() -> Bool {
+        state.withLock { state in
+            if state.readerPaused { return true }
+            guard state.subscribers.values.contains(where: \.isBehind) else { return false }
+            state.readerPaused = true
+            return true
+        }
     }
 
     private func makeConnection(generation: UInt64, poll: Bool) throws(LocTrackError) -> Connection {
@@ -142,7 +179,8 @@ public final class GPSDSession: Sendable {
             self?.deliver(event, from: generation)
         }
         let reader = try ReaderThread(
-            source: source, reconnectPolicy: reconnectPolicy, reportsSatellites: reportsSatellites
+            source: source, reconnectPolicy: reconnectPolicy, reportsSatellites: reportsSatellites,
+            consumersAreBehind: { [weak self] in self?.consumersAreBehind() ?? false }
         ) { event in
             processor.submit(event)
         }
@@ -167,10 +205,15 @@ public final class GPSDSession: Sendable {
     private func deliver(_ event: ReaderEvent, from generation: UInt64) {
         switch event {
         case .fix(let fix):
-            let subscribers = state.withLock { state in
-                state.generation == generation ? state.subscribers.values.map(\.continuation) : []
+            let subscribers = state.withLock { state -> [(UInt64, AsyncThrowingStream<Fix, any Error>.Continuation)] in
+                guard state.generation == generation else { return [] }
+                for id in state.subscribers.keys { state.subscribers[id]?.waiting += 1 }
+                return state.subscribers.map { ($0.key, $0.value.continuation) }
             }
-            for subscriber in subscribers { subscriber.yield(fix) }
+            for (id, subscriber) in subscribers {
+                if case .enqueued = subscriber.yield(fix) { continue }
+                consumed(by: id)  // dropped by the consumer's policy, or the consumer is gone
+            }
         case .polled(let fixes, let gpsdTime):
             let waiting = state.withLock { state -> [(AsyncThrowingStream<Fix, any Error>.Continuation, Duration)] in
                 guard state.generation == generation else { return [] }

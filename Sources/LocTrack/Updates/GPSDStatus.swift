@@ -9,6 +9,8 @@ public enum GPSDStatus: Sendable, Equatable, CustomStringConvertible {
     case waiting(LocTrackError, retryIn: Duration)
     /// gpsd says it lost a device (`DEVICE` with `"activated":0`: unplugged, or the port failed).
     case deviceLost(String)
+    /// The receiver reports no fix any more (a TPV with mode 0 or 1 after fixes).
+    case fixLost(device: String?)
     /// No fix has arrived for `seconds` while gpsd stays connected (receiver silent or lost its fix).
     case noFixes(seconds: Int)
     /// Fixes arrive again after ``noFixes(seconds:)``.
@@ -26,6 +28,8 @@ public enum GPSDStatus: Sendable, Equatable, CustomStringConvertible {
             "\(error); retrying in \(Self.format(delay))"
         case .deviceLost(let path):
             "gpsd lost device \(path)"
+        case .fixLost(let device):
+            "\(device ?? "the receiver") lost its fix"
         case .noFixes(let seconds):
             "no fix from gpsd for \(seconds) s (receiver silent or without a fix)"
         case .fixesResumed:

@@ -8,10 +8,15 @@ import Synchronization
 /// `write(2)`. The writer takes everything queued at once: one `write` per
 /// fix when fixes trickle in, one `write` for many when they queue up.
 ///
-/// Buffering policy: at most ``maximumQueuedLines`` lines wait. When the reader
-/// of stdout stops reading for long enough that more queue up, the **oldest**
-/// waiting lines are dropped (a tracker's newest position matters most), and
-/// once output flows again one line on stderr says how many were dropped.
+/// Buffering policy, in two steps:
+/// - **Backpressure first.** When ``backpressureLines`` lines wait, the consumer
+///   waits for room (up to ``backpressureSeconds``): fixes then wait in the
+///   session, which stops reading from gpsd. A fast producer and a slow pipe
+///   lose nothing and memory stays small.
+/// - **Then drop the oldest.** When the reader of stdout stops reading for
+///   longer, lines are queued again, at most ``maximumQueuedLines``; beyond that
+///   the **oldest** waiting lines are dropped (a tracker's newest position matters
+///   most), and once output flows again one line on stderr says how many.
 final class OutputWriter: Sendable {
     enum Outcome: Equatable {
         /// Everything accepted was written.
@@ -21,7 +26,9 @@ final class OutputWriter: Sendable {
         case failed(Int32)
     }
 
-    static let defaultMaximumQueuedLines = 10_000
+    static let defaultMaximumQueuedLines = 2_000
+    static let backpressureLines = 256
+    static let backpressureSeconds = 2.0
 
     let maximumQueuedLines: Int
     private let descriptor: Int32
@@ -54,7 +61,19 @@ final class OutputWriter: Sendable {
         close(wake.write)
     }
 
-    /// Queues a line. Returns false once the output is closed or failed.
+    /// Queues a line, first waiting (up to ``backpressureSeconds``) while
+    /// ``backpressureLines`` lines are already waiting. Returns false once the output
+    /// is closed or failed.
+    func enqueueWaitingForRoom(_ line: String) async -> Bool {
+        var waited = 0.0
+        while waited < Self.backpressureSeconds, state.withLock({ $0.queue.count >= Self.backpressureLines }) {
+            try? await Task.sleep(for: .milliseconds(2))
+            waited += 0.002
+        }
+        return enqueue(line)
+    }
+
+    /// Queues a line without waiting. Returns false once the output is closed or failed.
     @discardableResult
     func enqueue(_ line: String) -> Bool {
         let (accepted, wasEmpty) = state.withLock { state -> (Bool, Bool) in

@@ -102,7 +102,7 @@ struct StreamCommand {
         do {
             for try await fix in session.fixes() where filter.accept(fix) {
                 if trackBroken.exchange(false, ordering: .relaxed) { encoder.breakTrack() }
-                guard writer.enqueue(encoder.encode(fix)) else { break }
+                guard await writer.enqueueWaitingForRoom(encoder.encode(fix)) else { break }
                 delivered += 1
                 if let count = options.count, delivered >= count { break }
             }
@@ -128,7 +128,7 @@ extension GPSDStatus {
     /// Whether fixes after this are not one continuous track with those before.
     var breaksTrack: Bool {
         switch self {
-        case .waiting, .deviceLost, .noFixes: true
+        case .waiting, .deviceLost, .noFixes, .fixLost: true
         default: false
         }
     }
@@ -216,7 +216,7 @@ final class StatusReporter: Sendable {
             if verbose || wasWaiting { printError("\(status)") }
         case .deviceLost, .noFixes, .fixesResumed:
             printError("\(status)")
-        case .skippedReport:
+        case .skippedReport, .fixLost:
             if verbose { printError("\(status)") }
         case .satellites:
             break  // for once's status line on a terminal

@@ -82,6 +82,13 @@ struct EpochMergerTests {
         #expect(steps[8] == [Self.fix(10, altitude: 3)])
     }
 
+    @Test("given a held epoch when the receiver reports no fix then the held fix is emitted at once")
+    func noFixEndsTheEpoch() {
+        let held = Self.fix(0, altitude: 9)
+        let steps = Self.run([Self.report(held), Self.noFix(), Self.report(Self.fix(5))], flushAtEnd: true)
+        #expect(steps == [[], [held], [], [Self.fix(5)]])
+    }
+
     @Test("given two devices interleaved when merged then each device's epochs are separate and never mixed")
     func devicesAreSeparate() {
         let a0 = Self.fix(0, device: "/dev/a", latitude: 1)
