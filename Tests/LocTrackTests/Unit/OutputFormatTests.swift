@@ -1,5 +1,6 @@
 import LocTrack
 @testable import LocTrackCLI
+import Glibc
 import Testing
 
 @Suite("Output lines")
@@ -56,5 +57,25 @@ struct OutputFormatTests {
         #expect(Self.full.meets(minimumAccuracy: nil))
         let noEstimate = Fix(time: Timestamp(seconds: 0), mode: .twoD, latitude: 0, longitude: 0)
         #expect(!noEstimate.meets(minimumAccuracy: 1000))
+    }
+}
+
+@Suite("Fixed-point numbers as printf writes them")
+struct FixedPointTests {
+    @Test("given values and decimals when appended then the text is printf's %.*f",
+          arguments: [
+            (-37.784788333, 9), (175.314896667, 9), (83.6, 4), (-0.1, 3), (-0.0001, 3), (0.0, 3), (-0.0, 2),
+            (0.0005, 3), (0.0015, 3), (2.5, 0), (3.5, 0), (1899.8, 3), (-2001691.12, 2), (4596546.66, 2),
+            (0.355, 3), (20.5, 1), (181.39, 4), (1e300, 2), (123456789.123456789, 9), (47.000001, 9),
+          ])
+    func matchesPrintf(value: Double, decimals: Int) {
+        var text = ""
+        text.appendFixed(value, decimals: decimals)
+        var expected = ""
+        withUnsafeTemporaryAllocation(of: CChar.self, capacity: 400) { buffer in
+            _ = withVaList([Int32(decimals), value]) { vsnprintf(buffer.baseAddress!, 400, "%.*f", $0) }
+            expected = String(cString: buffer.baseAddress!)
+        }
+        #expect(text == expected)
     }
 }
