@@ -22,7 +22,7 @@ final class ReportDecoder {
     /// bits left by an earlier report would otherwise look like this one's.
     func decodeTPV(line: UnsafeMutablePointer<CChar>) -> TPVReport {
         unpack(line)
-        return TPVReport(unpacked: data.pointee)
+        return TPVReport(unpacked: data)
     }
 
     /// The `release` of gpsd's `VERSION` banner.

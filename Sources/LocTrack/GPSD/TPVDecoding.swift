@@ -11,10 +11,13 @@ struct TPVReport: Sendable, Equatable {
 }
 
 extension TPVReport {
-    init(unpacked data: gps_data_t) {
-        let set = data.set
-        let raw = data.fix
-        let device = withUnsafeBytes(of: data.dev.path) { String(decodingCString: $0) }
+    /// Reads the report libgps just unpacked. Takes a pointer: `gps_data_t` is
+    /// 24 KB, and copying it per report was loctrack's largest cost in a flood.
+    init(unpacked pointer: UnsafePointer<gps_data_t>) {
+        let set = pointer.pointee.set
+        let raw = pointer.pointee.fix
+        let leapSeconds = pointer.pointee.leap_seconds
+        let device = withUnsafeBytes(of: pointer.pointee.dev.path) { String(decodingCString: $0) }
         self.device = device.isEmpty ? nil : device
         self.mode = (set & UInt64(MODE_SET)) != 0 ? Int(raw.mode) : 0
 
@@ -74,7 +77,7 @@ extension TPVReport {
             trackError: finite(raw.epd),
             climbError: finite(raw.epc),
             geoidSeparation: finite(raw.geoid_sep),
-            leapSeconds: data.leap_seconds != 0 ? Int(data.leap_seconds) : nil,
+            leapSeconds: leapSeconds != 0 ? Int(leapSeconds) : nil,
             ecef: ecef,
             velocityNED: velocityNED)
     }
