@@ -13,6 +13,12 @@ public final class GPSDSession: Sendable {
     public let reportsSatellites: Bool
     private let statusHandler: (@Sendable (GPSDStatus) -> Void)?
     private let state = Mutex(State())
+    private let deliveredFixes = Atomic<Int>(0)
+
+    /// How many fixes this session has handed to its consumers so far. Read in the
+    /// status handler, it says where in the fix sequence a status falls: statuses are
+    /// handled in order with fixes, but a consumer may still have earlier fixes queued.
+    public var fixesDelivered: Int { deliveredFixes.load(ordering: .sequentiallyConsistent) }
 
     private struct State {
         var subscribers: [UInt64: Subscriber] = [:]
@@ -214,6 +220,7 @@ public final class GPSDSession: Sendable {
                 if case .enqueued = subscriber.yield(fix) { continue }
                 consumed(by: id)  // dropped by the consumer's policy, or the consumer is gone
             }
+            deliveredFixes.add(1, ordering: .sequentiallyConsistent)
         case .polled(let fixes, let gpsdTime):
             let waiting = state.withLock { state -> [(AsyncThrowingStream<Fix, any Error>.Continuation, Duration)] in
                 guard state.generation == generation else { return [] }

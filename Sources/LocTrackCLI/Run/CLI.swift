@@ -74,14 +74,20 @@ struct StreamCommand {
         var filter = FixFilter(
             minimumAccuracy: options.minimumAccuracy, minimumDistance: options.minimumDistance,
             intervalSeconds: options.intervalSeconds)
-        let trackBroken = Atomic<Bool>(false)
+        // Where the track breaks, as positions in the fix sequence: a status is handled
+        // when it happens, while fixes before it may still wait in this consumer's queue.
+        let trackBreaks = TrackBreaks()
         let reporter = StatusReporter(verbose: options.verbose)
+        let sessionBox = Mutex<GPSDSession?>(nil)
         let session = GPSDSession(
             source: options.source, reconnectPolicy: options.reconnect ? .automatic : .never,
             statusHandler: { status in
-                if status.breaksTrack { trackBroken.store(true, ordering: .relaxed) }
+                if status.breaksTrack, let session = sessionBox.withLock({ $0 }) {
+                    trackBreaks.add(before: session.fixesDelivered)
+                }
                 reporter.report(status)
             })
+        sessionBox.withLock { $0 = session }
         let stopSignal = Atomic<Int32>(0)
         SignalWatcher.start { signal in
             // A second signal means "now": the first one's graceful drain is taking too long.
@@ -98,10 +104,13 @@ struct StreamCommand {
         let writer = OutputWriter(descriptor: output.descriptor) { session.finish() }
         writer.enqueue(encoder.begin())
         var delivered = 0
+        var received = 0
         var failure: (any Error)?
         do {
-            for try await fix in session.fixes() where filter.accept(fix) {
-                if trackBroken.exchange(false, ordering: .relaxed) { encoder.breakTrack() }
+            for try await fix in session.fixes() {
+                defer { received += 1 }
+                if trackBreaks.take(upTo: received) { encoder.breakTrack() }
+                guard filter.accept(fix) else { continue }
                 guard await writer.enqueueWaitingForRoom(encoder.encode(fix)) else { break }
                 delivered += 1
                 if let count = options.count, delivered >= count { break }
@@ -121,6 +130,24 @@ struct StreamCommand {
         guard let failure, stopSignal.load(ordering: .sequentiallyConsistent) == 0 else { return .success }
         printError("\(failure)")
         return .unavailable
+    }
+}
+
+/// Positions in the fix sequence before which the track breaks.
+final class TrackBreaks: Sendable {
+    private let positions = Mutex<[Int]>([])
+
+    func add(before position: Int) {
+        positions.withLock { $0.append(position) }
+    }
+
+    /// Whether a break falls at or before `position` (and forgets those breaks).
+    func take(upTo position: Int) -> Bool {
+        positions.withLock { positions in
+            guard let first = positions.first, first <= position else { return false }
+            positions.removeAll { $0 <= position }
+            return true
+        }
     }
 }
 

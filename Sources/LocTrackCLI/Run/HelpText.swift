@@ -81,7 +81,8 @@ enum HelpText {
           --max-age SECONDS      accept gpsd's latest fix if at most this old
                                  (default 2; 0 waits for a new fix)
           -v, --verbose          report connection events and skipped reports
-          --format json|text     output format (default: text on a terminal, else json)
+          --format FORMAT        json, text, csv, gpx or geojson
+                                 (default: text on a terminal, else json)
           -h, --help             this help
 
         Example:

@@ -12,6 +12,8 @@ final class WaitingStatusLine: Sendable {
         var bestError: Double?
         var fixesSeen = 0
         var drawn = false
+        /// Set by ``erase()``: nothing is drawn after it, even by a redraw already under way.
+        var finished = false
     }
 
     private let start = ContinuousClock.now
@@ -58,18 +60,26 @@ final class WaitingStatusLine: Sendable {
     /// Redraws the line every second until the task is cancelled, then erases it.
     func run() async {
         while !Task.isCancelled {
-            state.withLock { $0.drawn = true }
-            writeToStandardError("\r\u{1B}[2K" + text)
+            let line = "\r\u{1B}[2K" + text
+            // Drawn under the lock, so erase() cannot slip in between the check and the write.
+            let stop = state.withLock { state -> Bool in
+                guard !state.finished else { return true }
+                state.drawn = true
+                writeToStandardError(line)
+                return false
+            }
+            if stop { return }
             try? await Task.sleep(for: .seconds(1))
         }
         erase()
     }
 
+    /// Erases the line for good.
     func erase() {
-        let wasDrawn = state.withLock { state in
-            defer { state.drawn = false }
-            return state.drawn
+        state.withLock { state in
+            state.finished = true
+            if state.drawn { writeToStandardError("\r\u{1B}[2K") }
+            state.drawn = false
         }
-        if wasDrawn { writeToStandardError("\r\u{1B}[2K") }
     }
 }
