@@ -129,7 +129,7 @@ conformance: build
 #
 #   make bench           release build of loctrack (in .build-bench), the C reference
 #                        client and the flood gpsd emulator (in Benchmarks/bin), then the
-#                        full benchmark (about 12 minutes): flood, steady 1 Hz / 10 Hz,
+#                        full benchmark (about 15 minutes): flood, steady 1 Hz / 10 Hz,
 #                        latency, idle, `once` on a warm gpsd, long flood. Prints the table
 #                        and writes Benchmarks/results/latest.md.
 #                        BENCH_FLAGS='--rounds 7 --only flood,once ...' (run.py --help).
@@ -167,13 +167,13 @@ bench-smoke: bench-build
 #   make faults          release build of loctrack in .build-faults (a scratch path of its
 #                        own), the flood emulator compiled to .build-faults/flood_gpsd, then
 #                        faults 1-10 against scripted gpsds, gpsfake + a real gpsd and the flood
-#                        emulator (about 1.5 min on 2 cores): gpsd missing, killed and
+#                        emulator (about 70 s on 2 cores): gpsd missing, killed and
 #                        restarted, not gpsd, half lines, bursts, overlong and malformed lines,
 #                        device lost, stdout closed or stalled, SIGINT/SIGTERM. Prints PASS or
 #                        FAIL with a measured figure per fault, then a table; fails on any FAIL.
 #                        Artifacts and results.md: out/faults/.
 #   make faults-long     the same plus fault 12: 1,000,000 fixes from the flood emulator,
-#                        peak RSS at 100k and at 1M (a few minutes more).
+#                        peak RSS at 100k and at 1M (about 50 s more).
 #                        Variables: FAULTS_FLAGS='--only 2,9 --jobs 2 --stall 60'
 #                        (python3 scripts/faults.py --help), FAULTS_LOCTRACK=another binary.
 # ---------------------------------------------------------------------------

@@ -134,7 +134,7 @@ class FakeGpsd:
                     sendall; line_delay and epoch_delay are then not applied
       not_gpsd      bytes: greet with these instead of a VERSION banner, answer
                     nothing, keep the connection until the client closes (b"": silent)
-      chatter       with not_gpsd: send not_gpsd again every `chatter` seconds
+      chatter       with not_gpsd: send not_gpsd again every `chatter` seconds (0: without pause)
       poll_tpv      the TPV line ?POLL answers before the replay has sent a TPV
     """
 
@@ -208,6 +208,12 @@ class FakeGpsd:
         with self._lock:
             sockets = list(self._sockets)
         for sock in sockets:
+            # shutdown first: a plain close() does not end a recv() blocked in the session's reader
+            # thread, and the kernel then keeps the connection open (no FIN) until that recv returns.
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
             _close_quietly(sock)
 
     def wait_idle(self, timeout: Optional[float] = None) -> bool:
@@ -403,8 +409,10 @@ class _Session:
                 except OSError:
                     break
                 record.lines_sent += 1
-                if not server.chatter:
+                if server.chatter is None:
                     next_chatter = float("inf")
+                elif server.chatter == 0:
+                    continue  # as fast as the client reads
                 else:
                     next_chatter += server.chatter
             time.sleep(0.02)
@@ -543,7 +551,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--not-gpsd", metavar="TEXT",
                         help="greet with TEXT (\\n and \\r understood; '' = nothing) instead of a VERSION "
                         "banner and answer nothing: a peer that is not gpsd")
-    parser.add_argument("--chatter", type=float, metavar="S", help="with --not-gpsd: repeat TEXT every S seconds")
+    parser.add_argument("--chatter", type=float, metavar="S", help="with --not-gpsd: repeat TEXT every S seconds (0: as fast as the client reads)")
     parser.add_argument("--poll-tpv", metavar="LINE",
                         help="the TPV that ?POLL answers before the replay has sent one")
     args = parser.parse_args(argv)

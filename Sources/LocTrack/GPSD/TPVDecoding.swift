@@ -11,6 +11,10 @@ struct TPVReport: Sendable, Equatable {
 }
 
 extension TPVReport {
+    /// 1981-01-01T00:00:00Z. GPS time began on 1980-01-06; a receiver that says 1980 (or
+    /// libgps's negative times for unreadable text) has no real time, so it is not a fix.
+    static let earliestTime: Int64 = 347_155_200
+
     /// Reads the report libgps just unpacked. Takes a pointer: `gps_data_t` is
     /// 24 KB, and copying it per report was loctrack's largest cost in a flood.
     init(unpacked pointer: UnsafePointer<gps_data_t>) {
@@ -21,9 +25,9 @@ extension TPVReport {
         self.device = device.isEmpty ? nil : device
         self.mode = (set & UInt64(MODE_SET)) != 0 ? Int(raw.mode) : 0
 
-        guard mode >= 2, let fixMode = Fix.Mode(rawValue: min(mode, 3)),
+        guard let fixMode = Fix.Mode(rawValue: mode),  // 2 or 3; gpsd has no other fix modes
               (set & UInt64(LATLON_SET)) != 0, (set & UInt64(TIME_SET)) != 0,
-              raw.time.tv_sec != 0,
+              Int64(raw.time.tv_sec) >= Self.earliestTime,
               raw.latitude.isFinite, raw.longitude.isFinite,
               (-90.0...90.0).contains(raw.latitude), (-180.0...180.0).contains(raw.longitude)
         else {

@@ -98,8 +98,8 @@ struct LineFramer: ~Copyable {
         if end == buffer.count {
             start = 0
             end = 0
+            if !discardingOverlongLine { overlongLines += 1 }  // one count per line, however long
             discardingOverlongLine = true
-            overlongLines += 1
         }
     }
 

@@ -5,25 +5,32 @@
 /// loctrack skip parsing reports nobody needs (SKY is most of the bytes).
 enum ReportClass: Equatable {
     case tpv, sky, version, error, device, devices, watch, poll
+    /// A gpsd report of a class loctrack does not use (GST, RAW, ATT, PPS, …).
     case other
+    /// Not a gpsd report at all: no `{"class":"…"` at the start.
+    case notAReport
 
     init(line: UnsafePointer<CChar>, length: Int) {
         // `{"class":"` is 10 bytes; the class name follows up to the next quote.
         let prefix: StaticString = "{\"class\":\""
         let prefixLength = prefix.utf8CodeUnitCount
         guard length > prefixLength + 1 else {
-            self = .other
+            self = .notAReport
             return
         }
         let matchesPrefix = prefix.withUTF8Buffer { expected in
             (0..<prefixLength).allSatisfy { UInt8(bitPattern: line[$0]) == expected[$0] }
         }
         guard matchesPrefix else {
-            self = .other
+            self = .notAReport
             return
         }
         var nameEnd = prefixLength
         while nameEnd < length, line[nameEnd] != 0x22 { nameEnd += 1 }
+        guard nameEnd < length, nameEnd > prefixLength else {
+            self = .notAReport
+            return
+        }
         let name = UnsafeRawBufferPointer(start: line + prefixLength, count: nameEnd - prefixLength)
         switch name.count {
         case 3:

@@ -85,6 +85,11 @@ final class ReaderSession {
                 handler.handle(line: line, length: length)
             }
             noteOverlongLines()
+            if !handler.sawBanner && Monotonic.milliseconds >= bannerDeadline {  // a peer that talks but is not gpsd
+                return .failed(LocTrackError(
+                    .notGPSD, source: connection.source,
+                    reason: "no VERSION banner within \(ReaderThread.bannerTimeoutMilliseconds / 1000) s"))
+            }
             if silenceReported, let last = handler.lastFixAt, last > Monotonic.milliseconds - Self.silenceMilliseconds {
                 silenceReported = false
                 sink(.status(.fixesResumed))

@@ -130,6 +130,16 @@ final class ReaderThread: Sendable {
 
     private func connectAndRead(handler: ReportHandler) -> ConnectionOutcome {
         if requestedStop != .none { return .stopped }
+        switch ConnectProbe.probe(source, wakeDescriptor: wakeDescriptors.read) {
+        case .answered:
+            break
+        case .stopped:
+            // The pipe also carries poll requests: only a stop request stops.
+            if requestedStop != .none { return .stopped }
+        case .timedOut:
+            let seconds = ConnectProbe.timeoutMilliseconds / 1000
+            return .failed(LocTrackError(.cannotConnect, source: source, reason: "no answer within \(seconds) s"), wasServing: false)
+        }
         let connection: GPSDConnection
         do {
             connection = try GPSDConnection(connectingTo: source)

@@ -43,10 +43,11 @@ final class ReportHandler {
     func handle(line: UnsafeMutablePointer<CChar>, length lineLength: Int) {
         var length = lineLength
         let reportClass = ReportClass(line: line, length: length)
-        if reportClass == .other || line[length - 1] != 0x7D {  // every report is one `{…}` object
-            malformed(line, length, why: reportClass == .other ? "not a gpsd report" : "truncated report")
+        if reportClass == .notAReport || line[length - 1] != 0x7D {  // every report is one `{…}` object
+            malformed(line, length, why: reportClass == .notAReport ? "not a gpsd report" : "truncated report")
             return
         }
+        if reportClass == .other { return }  // a report loctrack has no use for (GST, RAW, …)
         if reportClass != .poll && reportClass != .sky && reportClass != .devices {
             guard let flatLength = FlatReport.flatten(line, length: length) else {
                 malformed(line, length, why: "not a well-formed JSON object")
@@ -57,7 +58,7 @@ final class ReportHandler {
         switch reportClass {
         case .tpv:
             let report = decoder.decodeTPV(line: line)
-            if report.fix == nil && report.mode >= 2 && Self.mentionsPosition(line, length) {
+            if report.fix == nil && report.mode != 1 && Self.mentionsPosition(line, length) {
                 unusableFixCount += 1
                 sink(.status(.skippedReport(reason: "TPV without a usable position or time", excerpt: Self.excerpt(line, length))))
             }

@@ -8,15 +8,12 @@ import Synchronization
 /// `write(2)`. The writer takes everything queued at once: one `write` per
 /// fix when fixes trickle in, one `write` for many when they queue up.
 ///
-/// Buffering policy, in two steps:
-/// - **Backpressure first.** When ``backpressureLines`` lines wait, the consumer
-///   waits for room (up to ``backpressureSeconds``): fixes then wait in the
-///   session, which stops reading from gpsd. A fast producer and a slow pipe
-///   lose nothing and memory stays small.
-/// - **Then drop the oldest.** When the reader of stdout stops reading for
-///   longer, lines are queued again, at most ``maximumQueuedLines``; beyond that
-///   the **oldest** waiting lines are dropped (a tracker's newest position matters
-///   most), and once output flows again one line on stderr says how many.
+/// Buffering policy: the consumer never waits for stdout, so loctrack keeps
+/// reading gpsd (a gpsd whose client stops reading drops reports silently, and
+/// a stalled client would see stale fixes later). At most ``maximumQueuedLines``
+/// lines wait; beyond that the **oldest** waiting lines are dropped (a tracker's
+/// newest position matters most), and once output flows again one line on
+/// stderr says how many.
 final class OutputWriter: Sendable {
     enum Outcome: Equatable {
         /// Everything accepted was written.
@@ -27,8 +24,6 @@ final class OutputWriter: Sendable {
     }
 
     static let defaultMaximumQueuedLines = 2_000
-    static let backpressureLines = 256
-    static let backpressureSeconds = 2.0
 
     let maximumQueuedLines: Int
     private let descriptor: Int32
@@ -59,18 +54,6 @@ final class OutputWriter: Sendable {
     deinit {
         close(wake.read)
         close(wake.write)
-    }
-
-    /// Queues a line, first waiting (up to ``backpressureSeconds``) while
-    /// ``backpressureLines`` lines are already waiting. Returns false once the output
-    /// is closed or failed.
-    func enqueueWaitingForRoom(_ line: String) async -> Bool {
-        var waited = 0.0
-        while waited < Self.backpressureSeconds, state.withLock({ $0.queue.count >= Self.backpressureLines }) {
-            try? await Task.sleep(for: .milliseconds(2))
-            waited += 0.002
-        }
-        return enqueue(line)
     }
 
     /// Queues a line without waiting. Returns false once the output is closed or failed.

@@ -54,9 +54,10 @@ struct LineFramerTests {
             ("{\"class\":\"WATCH\",\"enable\":true}", .watch),
             ("{\"class\":\"POLL\",\"active\":1}", .poll),
             ("{\"class\":\"TPVX\",\"mode\":3}", .other),
-            ("{\"class\":\"TP", .other),
-            ("garbage", .other),
-            ("", .other),
+            ("{\"class\":\"TP", .notAReport),
+            ("{\"class\":\"GST\",\"rms\":1.4}", .other),
+            ("garbage", .notAReport),
+            ("", .notAReport),
           ])
     func classes(line: String, expected: ReportClass) {
         let actual = line.withCString { ReportClass(line: $0, length: line.utf8.count) }
