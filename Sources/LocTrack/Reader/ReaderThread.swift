@@ -30,6 +30,10 @@ final class ReaderThread: Sendable {
     private let wakeDescriptors: (read: Int32, write: Int32)
     private let stopRequest = Atomic<Int>(StopRequest.none.rawValue)
     private let pollRequest = Atomic<Bool>(false)
+    private let connecting = Atomic<Bool>(false)
+
+    /// Whether the thread is inside `gps_open`, where a stop request cannot reach it.
+    var isConnecting: Bool { connecting.load(ordering: .sequentiallyConsistent) }
 
     init(
         source: GPSDSource, reconnectPolicy: ReconnectPolicy = .never, reportsSatellites: Bool = false,
@@ -130,22 +134,17 @@ final class ReaderThread: Sendable {
 
     private func connectAndRead(handler: ReportHandler) -> ConnectionOutcome {
         if requestedStop != .none { return .stopped }
-        switch ConnectProbe.probe(source, wakeDescriptor: wakeDescriptors.read) {
-        case .answered:
-            break
-        case .stopped:
-            // The pipe also carries poll requests: only a stop request stops.
-            if requestedStop != .none { return .stopped }
-        case .timedOut:
-            let seconds = ConnectProbe.timeoutMilliseconds / 1000
-            return .failed(LocTrackError(.cannotConnect, source: source, reason: "no answer within \(seconds) s"), wasServing: false)
-        }
         let connection: GPSDConnection
         do {
+            // gps_open blocks in connect() without a timeout; meanwhile a stop cannot reach
+            // this thread, so the session ends its consumers without waiting (isConnecting).
+            connecting.store(true, ordering: .sequentiallyConsistent)
+            defer { connecting.store(false, ordering: .sequentiallyConsistent) }
             connection = try GPSDConnection(connectingTo: source)
         } catch {
             return requestedStop == .none ? .failed(error, wasServing: false) : .stopped
         }
+        if requestedStop != .none { return .stopped }
         let session = ReaderSession(connection: connection, handler: handler)
         let outcome = session.run(
             wakeDescriptor: wakeDescriptors.read,

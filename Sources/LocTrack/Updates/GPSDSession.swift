@@ -113,6 +113,11 @@ public final class GPSDSession: Sendable {
             return state.connection
         }
         connection?.reader.stop(flushing: true)
+        // A reader stuck in libgps's connect() cannot act on the stop: nothing was read
+        // yet, so end the iterations now; the thread ends when connect() returns.
+        if let connection, connection.reader.isConnecting {
+            connection.processor.submit(.ended)
+        }
     }
 
     func subscribe(
