@@ -7,6 +7,8 @@ enum ReportClass: Equatable {
     case tpv, sky, version, error, device, devices, watch, poll
     /// A gpsd report of a class loctrack does not use (GST, RAW, ATT, PPS, …).
     case other
+    /// A `{"class":"…"` that gpsd 3.22 never sends.
+    case unknown
     /// Not a gpsd report at all: no `{"class":"…"` at the start.
     case notAReport
 
@@ -32,6 +34,7 @@ enum ReportClass: Equatable {
             return
         }
         let name = UnsafeRawBufferPointer(start: line + prefixLength, count: nameEnd - prefixLength)
+        let unused = ["GST", "ATT", "IMU", "TOFF", "PPS", "OSC", "AIS", "RAW", "RTCM2", "RTCM3", "SUBFRAME"]
         switch name.count {
         case 3:
             if name.elementsEqual("TPV".utf8) { self = .tpv } else if name.elementsEqual("SKY".utf8) { self = .sky } else { self = .other }
@@ -46,5 +49,6 @@ enum ReportClass: Equatable {
         default:
             self = .other
         }
+        if self == .other, !unused.contains(where: { name.elementsEqual($0.utf8) }) { self = .unknown }
     }
 }

@@ -48,6 +48,10 @@ final class ReportHandler {
             return
         }
         if reportClass == .other { return }  // a report loctrack has no use for (GST, RAW, …)
+        if reportClass == .unknown {
+            malformed(line, length, why: "unknown report class")
+            return
+        }
         if reportClass != .poll && reportClass != .sky && reportClass != .devices {
             guard let flatLength = FlatReport.flatten(line, length: length) else {
                 malformed(line, length, why: "not a well-formed JSON object")

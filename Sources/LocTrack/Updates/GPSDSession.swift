@@ -198,7 +198,27 @@ public final class GPSDSession: Sendable {
         let connection = Connection(reader: reader, processor: processor)
         if poll { reader.requestPoll() }
         try reader.start()
+        watchConnect(of: connection)
         return connection
+    }
+
+    /// How long libgps may take to connect before the consumers hear about it.
+    static let connectTimeout: Duration = .seconds(3)
+
+    /// libgps connects with a blocking connect() and no timeout: a host that drops
+    /// packets would hold the reader for minutes. After ``connectTimeout`` the
+    /// consumers are told: without reconnection they get `.cannotConnect`; with it, a
+    /// `.waiting` status (the reader keeps trying as soon as connect() gives up).
+    private func watchConnect(of connection: Connection) {
+        let policy = reconnectPolicy
+        let source = self.source
+        Task { [weak connection] in
+            try? await Task.sleep(for: Self.connectTimeout)
+            guard let connection, connection.reader.isConnecting else { return }
+            let error = LocTrackError(
+                .cannotConnect, source: source, reason: "no answer within \(Int(Self.connectTimeout.seconds)) s")
+            connection.processor.submit(policy.enabled ? .status(.waiting(error, retryIn: .zero)) : .failed(error))
+        }
     }
 
     private func unsubscribe(_ id: UInt64) {
