@@ -137,7 +137,7 @@ conformance: build
 #                        fails only if something does not build, run or print the right fixes.
 # ---------------------------------------------------------------------------
 BENCH_BIN := Benchmarks/bin
-BENCH_SCRATCH := .build-bench
+BENCH_SCRATCH := .build
 BENCH_LOCTRACK := $(BENCH_SCRATCH)/release/loctrack
 # Any C compiler: cc, else gcc, else the clang that ships with the Swift toolchain.
 BENCH_CC ?= $(shell command -v cc 2>/dev/null || command -v gcc 2>/dev/null || echo $(patsubst %/,%,$(dir $(SWIFT)))/clang)
@@ -177,7 +177,7 @@ bench-smoke: bench-build
 #                        Variables: FAULTS_FLAGS='--only 2,9 --jobs 2 --stall 60'
 #                        (python3 scripts/faults.py --help), FAULTS_LOCTRACK=another binary.
 # ---------------------------------------------------------------------------
-FAULTS_SCRATCH := .build-faults
+FAULTS_SCRATCH := .build
 FAULTS_LOCTRACK ?= $(FAULTS_SCRATCH)/release/loctrack
 FAULTS_CC ?= $(or $(BENCH_CC),cc)
 FAULTS_FLAGS ?=
