@@ -127,7 +127,7 @@ conformance: build
 # bench: loctrack against a C libgps client and `gpspipe -w` (Benchmarks/run.py,
 # docs/performance.md)
 #
-#   make bench           release build of loctrack (in .build-bench), the C reference
+#   make bench           release build of loctrack (the one in .build), the C reference
 #                        client and the flood gpsd emulator (in Benchmarks/bin), then the
 #                        full benchmark (about 15 minutes): flood, steady 1 Hz / 10 Hz,
 #                        latency, idle, `once` on a warm gpsd, long flood. Prints the table

@@ -877,7 +877,7 @@ def main() -> int:
     parser.add_argument("--rates", default="1,10")
     parser.add_argument("--only", default="flood,steady,once,long")
     parser.add_argument("--loctrack", default=os.environ.get("LOCTRACK",
-                                                             os.path.join(ROOT, ".build-bench/release/loctrack")))
+                                                             os.path.join(ROOT, ".build/release/loctrack")))
     parser.add_argument("--output", default=None, help="markdown table (default Benchmarks/results/latest.md; "
                                                        "smoke: Benchmarks/bin/smoke.md)")
     opts = parser.parse_args()

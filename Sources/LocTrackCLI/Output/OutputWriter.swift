@@ -8,12 +8,14 @@ import Synchronization
 /// `write(2)`. The writer takes everything queued at once: one `write` per
 /// fix when fixes trickle in, one `write` for many when they queue up.
 ///
-/// Buffering policy: the consumer never waits for stdout, so loctrack keeps
-/// reading gpsd (a gpsd whose client stops reading drops reports silently, and
-/// a stalled client would see stale fixes later). At most ``maximumQueuedLines``
-/// lines wait; beyond that the **oldest** waiting lines are dropped (a tracker's
-/// newest position matters most), and once output flows again one line on
-/// stderr says how many.
+/// Buffering policy: at most ``maximumQueuedLines`` lines wait. When that many
+/// wait, the consumer waits up to ``hiccupSeconds`` for room (a reader of stdout
+/// that pauses briefly loses nothing); if stdout stays blocked, loctrack stops
+/// waiting and keeps reading gpsd (a gpsd whose client stops reading drops reports
+/// silently, and the client would later print stale fixes as current): the
+/// **oldest** waiting lines are dropped (a tracker's newest position matters most)
+/// until the queue has drained to half, and once output flows again one line on
+/// stderr says how many were dropped.
 final class OutputWriter: Sendable {
     enum Outcome: Equatable {
         /// Everything accepted was written.
@@ -23,7 +25,8 @@ final class OutputWriter: Sendable {
         case failed(Int32)
     }
 
-    static let defaultMaximumQueuedLines = 2_000
+    static let defaultMaximumQueuedLines = 10_000
+    static let hiccupSeconds = 1.0
 
     let maximumQueuedLines: Int
     private let descriptor: Int32
@@ -34,6 +37,8 @@ final class OutputWriter: Sendable {
     private struct State {
         var queue = RingBufferOfLines()
         var droppedSinceReport = 0
+        /// Stdout stayed blocked past the hiccup allowance: drop instead of waiting.
+        var dropping = false
         var finishing = false
         var outcome: Outcome?
         var finishWaiter: CheckedContinuation<Outcome, Never>?
@@ -54,6 +59,21 @@ final class OutputWriter: Sendable {
     deinit {
         close(wake.read)
         close(wake.write)
+    }
+
+    /// Queues a line; while the queue is full, first waits up to ``hiccupSeconds``
+    /// (once per blockage). Returns false once the output is closed or failed.
+    func enqueueAllowingHiccups(_ line: String) async -> Bool {
+        var waited = 0.0
+        while state.withLock({ !$0.dropping && $0.queue.count >= maximumQueuedLines }) {
+            if waited >= Self.hiccupSeconds {
+                state.withLock { $0.dropping = true }
+                break
+            }
+            try? await Task.sleep(for: .milliseconds(5))
+            waited += 0.005
+        }
+        return enqueue(line)
     }
 
     /// Queues a line without waiting. Returns false once the output is closed or failed.
@@ -118,7 +138,10 @@ final class OutputWriter: Sendable {
         var drain = [UInt8](repeating: 0, count: 64)
         while true {
             let (batch, dropped, finishing) = state.withLock { state -> ([String], Int, Bool) in
-                defer { state.droppedSinceReport = 0 }
+                defer {
+                    state.droppedSinceReport = 0
+                    state.dropping = false  // the queue drains now: wait again at the next blockage
+                }
                 return (state.queue.removeAll(), state.droppedSinceReport, state.finishing)
             }
             if dropped > 0 {

@@ -111,7 +111,7 @@ struct StreamCommand {
                 defer { received += 1 }
                 if trackBreaks.take(upTo: received) { encoder.breakTrack() }
                 guard filter.accept(fix) else { continue }
-                guard writer.enqueue(encoder.encode(fix)) else { break }
+                guard await writer.enqueueAllowingHiccups(encoder.encode(fix)) else { break }
                 delivered += 1
                 if let count = options.count, delivered >= count { break }
             }
