@@ -22,7 +22,13 @@ struct EpochMerger {
     /// two minutes at 1 Hz, 13 s at 10 Hz.
     static let rememberedTimes = 128
 
+    /// At most this many devices are followed (a gpsd has a handful; garbage device
+    /// names must not grow memory without bound). Beyond it, the device that reported
+    /// least recently is flushed and forgotten.
+    static let maximumDevices = 64
+
     private var devices: [String: DeviceEpochs] = [:]
+    private var reports = 0
 
     /// Whether any device holds a fix not yet emitted (it waits for the epoch to end).
     var isHoldingFixes: Bool { devices.values.contains { $0.held != nil } }
@@ -38,7 +44,18 @@ struct EpochMerger {
             }
             return
         }
+        reports += 1
+        if devices[key] == nil && devices.count >= Self.maximumDevices {
+            forgetLeastRecentDevice(emit: emit)
+        }
         devices[key, default: DeviceEpochs()].accept(fix, emit: emit)
+        devices[key]?.lastReport = reports
+    }
+
+    private mutating func forgetLeastRecentDevice(emit: (Fix) -> Void) {
+        guard let oldest = devices.min(by: { $0.value.lastReport < $1.value.lastReport })?.key else { return }
+        devices[oldest]?.flush(emit: emit)
+        devices[oldest] = nil
     }
 
     /// Emits every held fix: the connection is ending, or the device went quiet.
@@ -50,6 +67,8 @@ struct EpochMerger {
 }
 
 private struct DeviceEpochs {
+    /// When this device last reported, counted in reports (for forgetting the least recent).
+    var lastReport = 0
     var current: Timestamp?
     var held: Fix?
     var reportsInCurrent = 0

@@ -16,6 +16,8 @@ struct StationaryDetector {
     mutating func mark(_ fix: Fix) -> Fix {
         let key = fix.device ?? ""
         guard let anchor = anchors[key] else {
+            // Bounded like the epoch merger's devices: garbage device names cannot grow memory.
+            if anchors.count >= EpochMerger.maximumDevices { anchors.removeAll() }
             anchors[key] = fix
             return fix
         }

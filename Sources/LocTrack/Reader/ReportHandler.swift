@@ -70,6 +70,7 @@ final class ReportHandler {
             assembler.accept(report)
             let device = report.device ?? ""
             if report.fix != nil {
+                if devicesWithFix.count >= EpochMerger.maximumDevices { devicesWithFix.removeAll() }
                 devicesWithFix.insert(device)
             } else if report.mode < 2, devicesWithFix.remove(device) != nil {
                 sink(.status(.fixLost(device: report.device)))
@@ -102,6 +103,7 @@ final class ReportHandler {
             // libgps 3.22 cannot parse `"activated":0` (a device gpsd lost), so read the raw text.
             guard let path = Self.stringValue(of: "path", in: line, length) else { break }
             if Self.contains(line, length, "\"activated\":0") {
+                if lostDevices.count >= EpochMerger.maximumDevices { lostDevices.removeAll() }
                 if lostDevices.insert(path).inserted { sink(.status(.deviceLost(path))) }
             } else {
                 lostDevices.remove(path)

@@ -115,6 +115,15 @@ struct EpochMergerTests {
         #expect(steps.flatMap { $0 } == [Self.fix(1), Self.fix(2), Self.fix(3)])
     }
 
+    @Test("given more devices than are followed when merged then the least recent is flushed, nothing is lost")
+    func boundedDevices() {
+        let fixes = (0..<(EpochMerger.maximumDevices + 10)).map { Self.fix(0, device: "/dev/\($0)") }
+        let steps = Self.run(fixes.map(Self.report), flushAtEnd: true)
+        #expect(steps.flatMap { $0 }.count == fixes.count)
+        #expect(Set(steps.flatMap { $0 }.map(\.device)) == Set(fixes.map(\.device)))
+        #expect(steps[EpochMerger.maximumDevices] == [fixes[0]])  // device 0 made room for the 65th
+    }
+
     @Test("given reports without a fix when merged then nothing is emitted")
     func noFixNothing() {
         let steps = Self.run([Self.noFix(), TPVReport(device: nil, mode: 0, fix: nil)], flushAtEnd: true)
