@@ -93,7 +93,7 @@ clean:
 # fuzz: the fuzz test over gpsd's real captures (make test runs 100,000 mutations
 # of a built-in corpus; this runs FUZZ_ITERATIONS mutations of ../shared/gpsd-logs).
 # ---------------------------------------------------------------------------
-FUZZ_ITERATIONS ?= 1000000
+FUZZ_ITERATIONS ?= 300000
 FUZZ_SEED ?= 1
 
 .PHONY: fuzz

@@ -10,8 +10,21 @@
 /// `"key":{…}`). Anything else is refused and counted as malformed.
 enum FlatReport {
     /// Rewrites the NUL-terminated `line` of `length` bytes without nested members.
-    /// - Returns: the new length, or nil when the line is not one well-formed JSON object.
+    /// - Returns: the new length, or nil when the line is not one well-formed JSON object,
+    ///   or has a second `"class"` key (libgps picks its parser by searching the text
+    ///   for `"class":"…"`, so `{"class":"TPV","class":"DEVICE",…}` went to its DEVICE
+    ///   parser, which looped forever on one of loctrack's fuzz inputs).
     static func flatten(_ line: UnsafeMutablePointer<CChar>, length: Int) -> Int? {
+        guard let flatLength = removeNestedMembers(line, length: length) else { return nil }
+        let classKey = Array("\"class\"".utf8)
+        let bytes = UnsafeRawBufferPointer(start: line, count: flatLength)
+        guard let first = ByteSearch.offset(after: classKey, in: bytes),
+              ByteSearch.offset(after: classKey, in: UnsafeRawBufferPointer(rebasing: bytes[first...])) == nil
+        else { return nil }
+        return flatLength
+    }
+
+    private static func removeNestedMembers(_ line: UnsafeMutablePointer<CChar>, length: Int) -> Int? {
         var scanner = Scanner(line: line, length: length)
         guard scanner.take(0x7B) else { return nil }  // {
         var write = 1

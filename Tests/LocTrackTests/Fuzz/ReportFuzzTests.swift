@@ -148,7 +148,9 @@ struct ReportFuzzTests {
     static func lines(inCapturesUnder directory: String) throws -> [String] {
         let names = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".gpsd.jsonl") }
         return try names.sorted().flatMap { name in
-            try String(contentsOfFile: directory + "/" + name, encoding: .utf8).split(separator: "\n").map(String.init)
+            // The captures end lines with CRLF, which Swift treats as one Character: split on either.
+            try String(contentsOfFile: directory + "/" + name, encoding: .utf8)
+                .split(whereSeparator: \.isNewline).map(String.init)
         }
     }
 }

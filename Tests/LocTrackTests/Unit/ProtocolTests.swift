@@ -123,7 +123,7 @@ struct FlatReportTests {
     @Test("given lines that are not one JSON object when flattened then they are refused",
           arguments: [#"{"class":"TPV","lat":1"#, #"{"class":"TPV","x":"abc}"#, #"{"class":"TPV"}}"#,
                       #"{"class":"TPV"} trailing"#, #"["class"]"#, "{", "", #"{"class":"TPV",["class":"GST""#,
-                      #"{="class":"TPV"}"#, #"{"class":"TPV","lat":}"#, #"{"class":"TPV",,"lat":1}"#, #"{"class":"TPV","lat"1}"#])
+                      #"{="class":"TPV"}"#, #"{"class":"TPV","class":"DEVICE","path":"x"}"#, #"{"class":"TPV","lat":}"#, #"{"class":"TPV",,"lat":1}"#, #"{"class":"TPV","lat"1}"#])
     func refuses(input: String) {
         #expect(Self.flatten(input) == nil)
     }
