@@ -1,8 +1,11 @@
 import Glibc
 
 /// Starts `body` on a new, detached POSIX thread: a real thread, so blocking
-/// in `poll()` or `gps_open()` never occupies Swift's cooperative pool.
-func startDetachedThread(_ body: @escaping @Sendable () -> Void) throws(LocTrackError) {
+/// in `poll()`, `gps_open()`, `write()` or `sigwait()` never occupies Swift's
+/// cooperative pool. Used by the reader and by the CLI's writer and signal threads.
+///
+/// - Returns: 0, or the error number from `pthread_create`.
+package func startDetachedThread(_ body: @escaping @Sendable () -> Void) -> Int32 {
     final class Body {
         let run: @Sendable () -> Void
         init(_ run: @escaping @Sendable () -> Void) { self.run = run }
@@ -16,7 +19,8 @@ func startDetachedThread(_ body: @escaping @Sendable () -> Void) throws(LocTrack
     }, context)
     guard status == 0 else {
         Unmanaged<Body>.fromOpaque(context).release()
-        throw LocTrackError(.cannotConnect, reason: "cannot start the reader thread: \(Errno(code: status))")
+        return status
     }
     pthread_detach(thread)
+    return 0
 }

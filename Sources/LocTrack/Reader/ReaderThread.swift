@@ -65,7 +65,10 @@ final class ReaderThread: Sendable {
     func start() throws(LocTrackError) {
         // A write to a socket gpsd has closed must fail with EPIPE, not kill the process.
         signal(SIGPIPE, SIG_IGN)
-        try startDetachedThread { [self] in run() }
+        let status = startDetachedThread { [self] in run() }
+        guard status == 0 else {
+            throw LocTrackError(.cannotConnect, source: source, reason: "cannot start the reader thread: \(Errno(code: status))")
+        }
     }
 
     /// Asks the thread to stop. With `flushing`, fixes it holds (an epoch that
@@ -73,19 +76,22 @@ final class ReaderThread: Sendable {
     func stop(flushing: Bool) {
         let request = flushing ? StopRequest.flushing : .immediately
         _ = stopRequest.compareExchange(expected: StopRequest.none.rawValue, desired: request.rawValue, ordering: .sequentiallyConsistent)
-        var byte: UInt8 = 1
-        _ = retryingInterrupts { write(wakeDescriptors.write, &byte, 1) }
+        wake()
     }
 
     /// Wakes the thread to look at the consumers again (they caught up).
     func resumeReading() {
-        var byte: UInt8 = 1
-        _ = retryingInterrupts { write(wakeDescriptors.write, &byte, 1) }
+        wake()
     }
 
     /// Asks gpsd for its latest fixes (`?POLL;`) as soon as the watch is on.
     func requestPoll() {
         pollRequest.store(true, ordering: .sequentiallyConsistent)
+        wake()
+    }
+
+    /// Wakes the thread's poll() through the self-pipe.
+    private func wake() {
         var byte: UInt8 = 1
         _ = retryingInterrupts { write(wakeDescriptors.write, &byte, 1) }
     }

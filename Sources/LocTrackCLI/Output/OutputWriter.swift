@@ -1,4 +1,5 @@
 import Glibc
+import LocTrack
 import Synchronization
 
 /// Writes accepted lines to stdout from a thread of its own.
@@ -116,22 +117,8 @@ final class OutputWriter: Sendable {
     }
 
     private func startThread() {
-        final class Body {
-            let writer: OutputWriter
-            init(_ writer: OutputWriter) { self.writer = writer }
-        }
-        let context = Unmanaged.passRetained(Body(self)).toOpaque()
-        var thread = pthread_t()
-        let status = pthread_create(&thread, nil, { context in
-            Unmanaged<Body>.fromOpaque(context!).takeRetainedValue().writer.runWriterLoop()
-            return nil
-        }, context)
-        if status == 0 {
-            pthread_detach(thread)
-        } else {
-            Unmanaged<Body>.fromOpaque(context).release()
-            end(with: .failed(status))
-        }
+        let status = startDetachedThread { [self] in runWriterLoop() }
+        if status != 0 { end(with: .failed(status)) }
     }
 
     private func runWriterLoop() {

@@ -36,8 +36,5 @@ struct StandardOutput {
 
 /// One line on stderr: `loctrack: message`.
 func printError(_ message: String) {
-    var line = "loctrack: \(message)\n"
-    line.withUTF8 { bytes in
-        _ = Glibc.write(STDERR_FILENO, bytes.baseAddress!, bytes.count)
-    }
+    writeToStandardError("loctrack: \(message)\n")
 }

@@ -1,4 +1,5 @@
 import Glibc
+import LocTrack
 import Synchronization
 
 /// Turns SIGINT and SIGTERM into a callback on a thread of its own.
@@ -16,24 +17,12 @@ enum SignalWatcher {
 
     /// Calls `handler` with the signal number for each SIGINT/SIGTERM received.
     static func start(_ handler: @escaping @Sendable (Int32) -> Void) {
-        final class Handler {
-            let call: @Sendable (Int32) -> Void
-            init(_ call: @escaping @Sendable (Int32) -> Void) { self.call = call }
-        }
-        let context = Unmanaged.passRetained(Handler(handler)).toOpaque()
-        var thread = pthread_t()
-        let status = pthread_create(&thread, nil, { context in
-            let handler = Unmanaged<Handler>.fromOpaque(context!).takeRetainedValue()
+        _ = startDetachedThread {
             var signals = SignalWatcher.terminationSignals
             while true {
                 var received: Int32 = 0
-                if sigwait(&signals, &received) == 0 { handler.call(received) }
+                if sigwait(&signals, &received) == 0 { handler(received) }
             }
-        }, context)
-        if status == 0 {
-            pthread_detach(thread)
-        } else {
-            Unmanaged<Handler>.fromOpaque(context).release()
         }
     }
 
