@@ -39,11 +39,9 @@ import json
 import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -53,6 +51,7 @@ SCRIPTS = Path(__file__).resolve().parent
 ROOT = SCRIPTS.parent
 sys.path.insert(0, str(SCRIPTS))
 from fake_gpsd import FakeGpsd  # noqa: E402
+from support.processes import free_port, kill_group, release_port, spawn  # noqa: E402
 
 # The fields loctrack's JSON output can carry (gpsd's TPV names), in gpsd's order.
 OUTPUT_FIELDS = [
@@ -313,19 +312,6 @@ def tail(path: Path, lines: int = 5) -> str:
     return " | ".join(line.strip() for line in text[-lines:] if line.strip())
 
 
-def kill_group(process: Optional[subprocess.Popen], sig=signal.SIGKILL) -> None:
-    if process is None:
-        return
-    try:
-        os.killpg(process.pid, sig)
-    except (ProcessLookupError, PermissionError):
-        pass
-    try:
-        process.wait(timeout=5)
-    except subprocess.TimeoutExpired:
-        pass
-
-
 def wait_exit(process: subprocess.Popen, timeout: float):
     """The exit code, or 'timeout' (the process group is then killed)."""
     try:
@@ -333,23 +319,6 @@ def wait_exit(process: subprocess.Popen, timeout: float):
     except subprocess.TimeoutExpired:
         kill_group(process)
         return "timeout"
-
-
-_port_lock = threading.Lock()
-_ports_given = set()
-
-
-def free_port() -> int:
-    import socket
-    with _port_lock:
-        for _ in range(50):
-            with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-                probe.bind(("127.0.0.1", 0))
-                port = probe.getsockname()[1]
-            if port not in _ports_given:
-                _ports_given.add(port)
-                return port
-    raise RuntimeError("no free port")
 
 
 def group_members(pgid: int) -> List[int]:
@@ -421,8 +390,8 @@ def say(config: Config, message: str) -> None:
 def stream_flags(loctrack: str) -> List[str]:
     """--no-reconnect when this loctrack has it: the stream must end (exit 69) when gpsd does."""
     try:
-        process = subprocess.Popen([loctrack, "help", "stream"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                   stdin=subprocess.DEVNULL, text=True, start_new_session=True)
+        process = spawn([loctrack, "help", "stream"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                        stdin=subprocess.DEVNULL, text=True)
     except OSError:
         return []
     try:
@@ -465,8 +434,7 @@ def run_scripted(config: Config, log: Path) -> Outcome:
     try:
         port = server.start()
         with open(stdout_path, "wb") as out, open(stderr_path, "wb") as err:
-            process = subprocess.Popen(loctrack_command(config, port), stdout=out, stderr=err,
-                                       stdin=subprocess.DEVNULL, start_new_session=True)
+            process = spawn(loctrack_command(config, port), stdout=out, stderr=err, stdin=subprocess.DEVNULL)
             outcome.exit_code = wait_exit(process, config.scripted_timeout)
         server.wait_idle(timeout=5)
     finally:
@@ -497,8 +465,7 @@ def start_until(command: List[str], stdout_path: Path, stderr_path: Path, ready,
     while time.monotonic() < give_up_at and alive():
         tries += 1
         with open(stdout_path, "wb") as out, open(stderr_path, "wb") as err:
-            process = subprocess.Popen(command, stdout=out, stderr=err, stdin=subprocess.DEVNULL,
-                                       start_new_session=True)
+            process = spawn(command, stdout=out, stderr=err, stdin=subprocess.DEVNULL)
         while process.poll() is None and not ready(process) and time.monotonic() < give_up_at:
             time.sleep(0.01)
         if process.poll() is None and ready(process):
@@ -534,11 +501,11 @@ def gpsfake_attempt(config: Config, log: Path) -> Outcome:
     environment = dict(os.environ, TMPDIR=control_dir)
     fake = loctrack = pipe = None
     try:
+        release_port(port)  # gpsd binds without SO_REUSEADDR
         with open(paths["gpsfake.jsonl"], "wb") as out, open(paths["gpsfake.err"], "wb") as err:
-            fake = subprocess.Popen(
-                ["gpsfake", "-q", "-1", "-p", "-P", str(port), "-W", "10", "-c", str(config.cycle),
-                 "-r", '?WATCH={"json":true}', str(log)],
-                stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=environment, start_new_session=True)
+            fake = spawn(["gpsfake", "-q", "-1", "-p", "-P", str(port), "-W", "10", "-c", str(config.cycle),
+                          "-r", '?WATCH={"json":true}', str(log)],
+                         stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=environment)
         alive = lambda: fake.poll() is None  # noqa: E731
         give_up_at = time.monotonic() + 10
         # loctrack first, then gpspipe: if gpspipe, attached later, saw every TPV that

@@ -12,7 +12,7 @@ such as loctrack, and replays a recorded JSON-lines file (e.g. everything
      does when it stops: FIN by default, RST with --reset, or keep the
      connection open and silent with --linger (a device that went away).
 
-Fault options (scripts/faults.py uses them; none changes the default replay):
+Fault options (scripts/faults uses them; none changes the default replay):
 --pause N:S stays silent S seconds after N replay lines (a receiver that goes
 quiet; with --split-pause the next line is cut in two around the pause: half a
 line, then nothing), --burst sends the lines between pauses in one write (many
@@ -60,7 +60,7 @@ import sys
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Iterable, List, Optional
+from typing import Callable, Iterable, List, Optional
 
 DEFAULT_BANNER = b'{"class":"VERSION","release":"3.22","rev":"3.22","proto_major":3,"proto_minor":14}'
 
@@ -418,7 +418,8 @@ class _Session:
             time.sleep(0.02)
         record.ended = "client closed" if self.client_closed.is_set() else "server stopped"
 
-    def _discard_requests(self) -> None:
+    def _receive(self, consume: Callable[[bytes], None]) -> None:
+        """Passes what the client sends to consume(), chunk by chunk, until it closes (then marks it closed)."""
         try:
             while True:
                 try:
@@ -427,9 +428,12 @@ class _Session:
                     break
                 if not chunk:
                     break
-                self.record.commands.append(chunk.decode("utf-8", "replace").strip())
+                consume(chunk)
         finally:
             self.client_closed.set()
+
+    def _discard_requests(self) -> None:
+        self._receive(lambda chunk: self.record.commands.append(chunk.decode("utf-8", "replace").strip()))
 
     def _hang_up(self) -> None:
         if self.server.reset:
@@ -445,19 +449,11 @@ class _Session:
         self.client_closed.wait(5.0)
 
     def _read_requests(self) -> None:
-        buffer = b""
-        try:
-            while True:
-                try:
-                    chunk = self.sock.recv(4096)
-                except OSError:
-                    break
-                if not chunk:
-                    break
-                buffer += chunk
-                buffer = self._handle(buffer)
-        finally:
-            self.client_closed.set()
+        pending = [b""]  # what has come of a request not yet complete
+
+        def handle(chunk: bytes) -> None:
+            pending[0] = self._handle(pending[0] + chunk)
+        self._receive(handle)
 
     def _handle(self, buffer: bytes) -> bytes:
         """Handles every complete request in buffer; returns the unconsumed rest."""

@@ -18,11 +18,13 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
 from fake_gpsd import FakeGpsd  # noqa: E402
+from support.processes import free_port, kill_group, release_port, spawn, wait_port  # noqa: E402
 
 LOGS = Path(os.environ.get("GPSD_LOGS", ROOT.parent / "shared" / "gpsd-logs"))
 OUT = ROOT / "out" / "conformance"
@@ -194,21 +196,13 @@ def long_device_path() -> str:
 
 def unknown_device() -> str:
     """gpsd's ERROR for a device it does not have is one clear line and exit 69 (with a real gpsd)."""
-    port_probe = subprocess.run(["python3", "-c", "import socket;s=socket.socket();s.bind(('127.0.0.1',0));print(s.getsockname()[1])"],
-                                capture_output=True, text=True)
-    port = port_probe.stdout.strip()
-    fake = subprocess.Popen(["gpsfake", "-q", "-1", "-p", "-P", port, "-c", "0.2", str(LOGS / "bu353s4.log")],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    port = free_port()
+    release_port(port)  # gpsd binds without SO_REUSEADDR
+    fake = spawn(["gpsfake", "-q", "-1", "-p", "-P", str(port), "-c", "0.2", str(LOGS / "bu353s4.log")],
+                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        import socket
-        import time
         deadline = time.time() + 10
-        while time.time() < deadline:  # wait until gpsd listens
-            try:
-                socket.create_connection(("127.0.0.1", int(port)), timeout=1).close()
-                break
-            except OSError:
-                time.sleep(0.05)
+        wait_port(port, 10)  # gpsd listens
         while True:
             result = subprocess.run([LOCTRACK, "stream", "--format", "json", f"127.0.0.1:{port}:/dev/no-such-gps"],
                                     capture_output=True, text=True, timeout=30)
@@ -219,8 +213,7 @@ def unknown_device() -> str:
         assert result.returncode == 69 and len(lines) == 1 and "No such device" in lines[0], (result.returncode, lines)
         return "exit 69: " + lines[0]
     finally:
-        os.killpg(fake.pid, 9)
-        fake.wait()
+        kill_group(fake)
 
 
 def main() -> int:

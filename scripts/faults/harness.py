@@ -1,0 +1,215 @@
+"""What every fault uses: the run's settings, a scripted gpsd in this process, a host that never
+answers, gpsfake with a real gpsd, the result of a fault with its checks, and the figures' format."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import threading
+import time
+import traceback
+from pathlib import Path
+from typing import Callable, List, Optional, Sequence, Tuple
+
+from fake_gpsd import FakeGpsd
+from support.processes import release_port, spawn
+
+from .reports import parse_fix
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+GPSD_LOGS = Path(os.environ.get("GPSD_LOGS", str(ROOT.parent / "shared" / "gpsd-logs")))
+
+
+def now() -> float:
+    return time.monotonic()
+
+
+def load_average() -> str:
+    try:
+        return " ".join(open("/proc/loadavg").read().split()[:3])
+    except OSError:
+        return "?"
+
+
+class Context:
+    """The run's settings: the binaries, the artifacts folder, how long the stalls last."""
+
+    def __init__(self, loctrack: str, flood: Optional[str], out: Path, stall: float, stall_gpsd: float = 40.0):
+        self.loctrack = loctrack
+        self.flood = flood
+        self.out = out
+        self.stall_seconds = stall
+        self.stall_gpsd_seconds = stall_gpsd
+
+
+class Server:
+    """A FakeGpsd in this process, started at once (or later with start())."""
+
+    def __init__(self, lines: List[bytes], port: int = 0, start: bool = True, **options):
+        self.fake = FakeGpsd(lines, port=port, **options)
+        self.port: Optional[int] = None
+        if start:
+            self.start()
+
+    def start(self) -> int:
+        self.port = self.fake.start()
+        return self.port
+
+    @property
+    def clients(self):
+        return self.fake.clients
+
+    def stop(self) -> None:
+        self.fake.stop()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.stop()
+
+
+class Unresponsive:
+    """A loopback port whose listener never accepts and whose accept queue is full, so the
+    kernel drops new SYNs: connect() blocks (for minutes: tcp_syn_retries), as it does for a
+    gpsd host that is down behind a firewall that drops packets."""
+
+    def __init__(self):
+        self.listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen(0)
+        self.port = self.listener.getsockname()[1]
+        self.fillers = []
+        for _ in range(3):
+            filler = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            filler.setblocking(False)
+            try:
+                filler.connect(("127.0.0.1", self.port))
+            except (BlockingIOError, OSError):
+                pass
+            self.fillers.append(filler)
+        time.sleep(0.2)
+
+    def close(self) -> None:
+        for sock in self.fillers + [self.listener]:
+            try:
+                sock.close()
+            except OSError:
+                pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+# -- results -------------------------------------------------------------------------------
+
+class Result:
+    def __init__(self, fault: str, title: str, expectation: str):
+        self.fault = fault
+        self.title = title
+        self.expectation = expectation
+        self.figure = ""
+        self.checks: List[Tuple[bool, str, str]] = []
+        self.notes: List[str] = []
+        self.error: Optional[str] = None
+        self.seconds = 0.0
+        self.lock = threading.Lock()
+
+    def check(self, ok: bool, what: str, observed="") -> bool:
+        with self.lock:
+            self.checks.append((bool(ok), what, str(observed)))
+        return bool(ok)
+
+    def note(self, text: str) -> None:
+        with self.lock:
+            self.notes.append(text)
+
+    @property
+    def passed(self) -> bool:
+        return self.error is None and bool(self.checks) and all(ok for ok, _, _ in self.checks)
+
+    def report(self) -> str:
+        lines = ["%s fault %s: %s  (%.1f s)" % ("PASS" if self.passed else "FAIL", self.fault, self.title,
+                                               self.seconds)]
+        lines.append("     figure: " + (self.figure or "-"))
+        for ok, what, observed in self.checks:
+            lines.append("     %s %s%s" % ("ok  " if ok else "FAIL", what, (": " + observed) if observed else ""))
+        for text in self.notes:
+            lines.append("     note " + text)
+        if self.error:
+            lines.append("     ERROR in the test itself: " + self.error)
+        return "\n".join(lines)
+
+
+def parallel(*calls: Callable[[], None]) -> None:
+    """Runs the calls on threads and waits for all; the first exception is re-raised."""
+    errors: List[BaseException] = []
+
+    def run(call):
+        try:
+            call()
+        except BaseException as error:  # noqa: BLE001 - re-raised below
+            errors.append(error)
+            traceback.print_exc()
+    threads = [threading.Thread(target=run, args=(call,), daemon=True) for call in calls]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    if errors:
+        raise errors[0]
+
+
+def ms(seconds: Optional[float]) -> str:
+    if seconds is None:
+        return "-"
+    return ("%.1f ms" if abs(seconds) < 0.01 else "%.0f ms") % (seconds * 1000)
+
+
+def cpu_ms(seconds: Optional[float]) -> str:
+    return "-" if seconds is None else "%.0f ms" % (seconds * 1000)
+
+
+def short(texts: List[str], limit: int = 3) -> str:
+    shown = [text[:160] for text in texts[:limit]]
+    more = " (+%d more)" % (len(texts) - limit) if len(texts) > limit else ""
+    return repr(shown) + more
+
+
+# -- gpsfake: a real gpsd fed from a recorded log -----------------------------------------------------
+
+def gpsfake_log(r: Result, name: str, what: str) -> Optional[Path]:
+    """GPSD_LOGS/name when it and gpsfake are there; else None, and a note that `what` was not tested."""
+    log = GPSD_LOGS / name
+    if shutil.which("gpsfake") is None or not log.exists():
+        r.note("gpsfake or %s missing: %s not tested" % (log, what))
+        return None
+    return log
+
+
+def start_gpsfake(ctx: Context, port: int, log: Path, options: Sequence[str], workdir: Path, err_name: str,
+                  on_tpv: Callable[[float, dict], None]) -> subprocess.Popen:
+    """gpsfake replaying log into a real gpsd on loopback port (its control socket in workdir, its
+    stderr in out/err_name). Each TPV gpsfake's own watcher (-r ?WATCH) gets goes to on_tpv with its
+    arrival time: what gpsd reported, and when, to compare loctrack's output with."""
+    release_port(port)  # gpsd binds without SO_REUSEADDR
+    environment = dict(os.environ, TMPDIR=str(workdir), PYTHONUNBUFFERED="1")
+    with open(ctx.out / err_name, "wb") as errors:
+        process = spawn(["gpsfake", "-q", "-p", "-P", str(port)] + list(options)
+                        + ["-r", '?WATCH={"json":true}', str(log)],
+                        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=errors, env=environment)
+
+    def watch():
+        for raw in iter(process.stdout.readline, b""):
+            if b'"class":"TPV"' not in raw:  # SKY lines are most of the bytes: no need to parse them
+                continue
+            report = parse_fix(raw.decode("utf-8", "replace"))
+            if report is not None:
+                on_tpv(now(), report)
+    threading.Thread(target=watch, daemon=True).start()
+    return process

@@ -1,0 +1,121 @@
+"""Child processes and loopback ports for the test scripts.
+
+Every child starts in a session of its own, so killing its process group also ends
+what it started (gpsfake's gpsd, the commands of a shell pipeline), and is remembered,
+so that whatever is still running when the script ends is killed rather than left
+behind holding a port.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import random
+import signal
+import socket
+import subprocess
+import threading
+import time
+from typing import Dict, List, Optional, Sequence, Set, Tuple
+
+_live: List[subprocess.Popen] = []
+_live_lock = threading.Lock()
+
+
+def spawn(command: Sequence[str], **options) -> subprocess.Popen:
+    """Popen in a session of its own (so killpg reaches everything it starts), remembered for cleanup_all()."""
+    process = subprocess.Popen(list(command), start_new_session=True, **options)
+    with _live_lock:
+        # Forget the ones already reaped, so a long run does not keep every Popen it ever made.
+        _live[:] = [known for known in _live if known.returncode is None]
+        _live.append(process)
+    return process
+
+
+def kill_group(process: Optional[subprocess.Popen]) -> None:
+    """SIGKILLs the child's whole process group (gpsfake can hang on SIGTERM) and reaps it."""
+    if process is None:
+        return
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    try:
+        process.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        pass
+
+
+def cleanup_all() -> None:
+    """Kills every child spawn() started that is still running (also run at exit)."""
+    with _live_lock:
+        processes = list(_live)
+    for process in processes:
+        if process.poll() is None:
+            kill_group(process)
+
+
+atexit.register(cleanup_all)
+
+
+# -- loopback ports ----------------------------------------------------------------------------
+
+_port_lock = threading.Lock()
+_ports_given: Set[int] = set()
+_reservations: Dict[int, socket.socket] = {}
+
+
+def _ephemeral_range() -> Tuple[int, int]:
+    try:
+        low, high = open("/proc/sys/net/ipv4/ip_local_port_range").read().split()
+        return int(low), int(high)
+    except (OSError, ValueError):
+        return 32768, 60999
+
+
+def free_port() -> int:
+    """A loopback port for a gpsd that is not there yet (or will go away and come back).
+
+    The port lies below the kernel's ephemeral range (no client connection takes it as its
+    source port) and stays reserved for this run: a socket bound to it with SO_REUSEADDR but
+    not listening, so connections to it are refused as if nothing were there, nobody else can
+    bind it, and a FakeGpsd (SO_REUSEADDR too) can still listen on it. gpsd itself does not
+    set SO_REUSEADDR: call release_port() just before starting gpsfake on it."""
+    low, _ = _ephemeral_range()
+    with _port_lock:
+        for _ in range(200):
+            port = random.randint(20000, low - 1) if low > 21000 else 0
+            if port in _ports_given:
+                continue
+            holder = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            holder.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                holder.bind(("127.0.0.1", port))
+            except OSError:
+                holder.close()
+                continue
+            port = holder.getsockname()[1]
+            _ports_given.add(port)
+            _reservations[port] = holder
+            return port
+    raise RuntimeError("no free port")
+
+
+def release_port(port: int) -> None:
+    """Ends free_port()'s reservation (for a program that binds without SO_REUSEADDR)."""
+    with _port_lock:
+        holder = _reservations.pop(port, None)
+    if holder is not None:
+        holder.close()
+
+
+def wait_port(port: int, timeout: float) -> bool:
+    """Whether something accepts connections on loopback port within timeout seconds."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return True
+        except OSError:
+            time.sleep(0.05)
+    return False
