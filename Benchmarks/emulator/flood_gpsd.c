@@ -13,7 +13,8 @@
  *                       {"class":"DEVICE","path":...,"driver":"u-blox",...}
  *   then N epochs       one TPV (mode 3, DGPS, moving) + one SKY (-k satellites,
  *                       ~1.35 KB for 16), each epoch with a distinct time,
- *                       -s milliseconds after the previous one
+ *                       -s milliseconds after the previous one; with -t, the
+ *                       TPV alone (what a client that reads only fixes costs)
  *   then                FIN (after -l seconds of silence, if given); it waits
  *                       for the client to close its end before the next accept.
  *
@@ -23,12 +24,12 @@
  *   paced (-r HZ)          epoch k is written at G + k/HZ on CLOCK_MONOTONIC, G
  *                          on a grid of 1/HZ plus -P milliseconds (so several
  *                          emulators can be kept out of phase); each epoch is
- *                          one write(2) holding both reports, and CLOCK_MONOTONIC
+ *                          one write(2) holding its reports, and CLOCK_MONOTONIC
  *                          is read just before that write. With -T FILE, one line
  *                          per epoch "TIME MONO_NS" goes to FILE at the end.
  *
  * Usage: flood_gpsd [-p PORT] [-n EPOCHS] [-r HZ] [-P PHASE_MS] [-s STEP_MS]
- *                   [-k SATELLITES] [-l LINGER_S] [-C CLIENTS] [-T STAMPFILE]
+ *                   [-k SATELLITES | -t] [-l LINGER_S] [-C CLIENTS] [-T STAMPFILE]
  *                   [-W WATCH_TIMEOUT_S]
  * Prints the port it listens on (127.0.0.1) as one line on stdout when ready.
  * -C 0 serves clients forever; default 1. Exit 0 when done, 1 on errors.
@@ -84,6 +85,7 @@ static const struct { int prn, el, az, ss, used, gnssid, svid; } sats[] = {
 
 static char *sky[SKY_VARIANTS];
 static size_t sky_len[SKY_VARIANTS];
+static int tpv_only;  /* -t: no SKY after the TPV */
 
 static void die(const char *what) {
     fprintf(stderr, "flood_gpsd: %s: %s\n", what, strerror(errno));
@@ -137,7 +139,7 @@ static size_t format_time(char *out, int64_t ms_since_epoch) {
     return (size_t)sprintf(out, "%s.%03dZ", cached, (int)(ms_since_epoch % 1000));
 }
 
-/* One epoch (TPV then SKY) appended at out; returns its length. `stamp` gets the time text. */
+/* One epoch (TPV, then SKY unless -t) appended at out; returns its length. `stamp` gets the time text. */
 static size_t format_epoch(char *out, long k, int64_t time_ms, char *stamp) {
     char when[40];
     format_time(when, time_ms);
@@ -154,6 +156,7 @@ static size_t format_epoch(char *out, long k, int64_t time_ms, char *stamp) {
         "\"epv\":3.000,\"track\":%.4f,\"magtrack\":%.4f,\"magvar\":13.4,\"speed\":%.3f,\"climb\":%.3f,"
         "\"eps\":2.00,\"epc\":6.00,\"geoidSep\":-29.500,\"eph\":2.707,\"sep\":5.083}\r\n",
         when, lat, lon, alt_msl - 29.5, alt_msl, alt_msl, track, track + 13.4, speed, (k % 3 - 1) * 0.1);
+    if (tpv_only) return n;
     int v = (int)(k % SKY_VARIANTS);
     memcpy(out + n, sky[v], sky_len[v]);
     return n + sky_len[v];
@@ -173,7 +176,7 @@ static int write_all(int fd, const char *buf, size_t len) {
     return 1;
 }
 
-/* Reads the client's requests until one contains ?WATCH (enable not false). */
+/* Reads the client's requests until one contains a whole ?WATCH (enable not false). */
 static int wait_for_watch(int fd, int timeout_s) {
     char req[4096];
     size_t have = 0;
@@ -190,7 +193,8 @@ static int wait_for_watch(int fd, int timeout_s) {
         have += (size_t)got;
         req[have] = 0;
         char *w = strstr(req, "?WATCH");
-        if (w && strchr(w, ';')) return !strstr(w, "\"enable\":false");
+        /* gpsd ends a command at ";" or at the end of the line (python-gps sends no ";"). */
+        if (w && strpbrk(w, ";\n")) return !strstr(w, "\"enable\":false");
         if (have > sizeof req / 2) {  /* keep the tail only */
             memmove(req, req + have - 64, 64);
             have = 64;
@@ -207,7 +211,7 @@ int main(int argc, char **argv) {
     int64_t step_ms = -1;
     const char *stamp_path = NULL;
     int opt;
-    while ((opt = getopt(argc, argv, "p:n:r:P:s:k:l:C:T:W:")) != -1) {
+    while ((opt = getopt(argc, argv, "p:n:r:P:s:k:tl:C:T:W:")) != -1) {
         switch (opt) {
         case 'p': port = atoi(optarg); break;
         case 'n': epochs = atol(optarg); break;
@@ -215,13 +219,14 @@ int main(int argc, char **argv) {
         case 'P': phase_ms = atof(optarg); break;
         case 's': step_ms = atoll(optarg); break;
         case 'k': sats_count = atoi(optarg); break;
+        case 't': tpv_only = 1; break;
         case 'l': linger = atof(optarg); break;
         case 'C': clients = atoi(optarg); break;
         case 'T': stamp_path = optarg; break;
         case 'W': watch_timeout = atoi(optarg); break;
         default:
             fprintf(stderr, "usage: flood_gpsd [-p PORT] [-n EPOCHS] [-r HZ] [-P PHASE_MS] [-s STEP_MS] "
-                            "[-k SATS] [-l LINGER_S] [-C CLIENTS] [-T STAMPFILE] [-W WATCH_TIMEOUT_S]\n");
+                            "[-k SATS | -t] [-l LINGER_S] [-C CLIENTS] [-T STAMPFILE] [-W WATCH_TIMEOUT_S]\n");
             return 2;
         }
     }
