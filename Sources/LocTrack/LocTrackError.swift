@@ -9,11 +9,19 @@ public struct LocTrackError: Error, Sendable, Hashable, CustomStringConvertible 
     public let source: GPSDSource?
     /// The underlying reason, e.g. libgps's "can't connect to host/port pair".
     public let reason: String
+    /// The system's error number (`errno`), when a system call failed.
+    public let errorNumber: Int32?
 
-    public init(_ code: Code, source: GPSDSource? = nil, reason: String = "") {
+    public init(_ code: Code, source: GPSDSource? = nil, reason: String = "", errorNumber: Int32? = nil) {
         self.code = code
         self.source = source
         self.reason = reason
+        self.errorNumber = errorNumber
+    }
+
+    /// A failed system call: the reason names the call and the C library's text for `errno`.
+    init(_ code: Code, source: GPSDSource?, failedCall call: String, _ error: Errno) {
+        self.init(code, source: source, reason: "\(call): \(error)", errorNumber: error.code)
     }
 
     public var description: String {

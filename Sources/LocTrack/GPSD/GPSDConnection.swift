@@ -4,18 +4,25 @@
 internal import CGPS
 import Glibc
 
+/// Connects through libgps's `gps_open`: the transport of every real session.
+struct LibgpsConnector: GPSDConnector {
+    func connect(to source: GPSDSource) throws(LocTrackError) -> any GPSDTransport {
+        try GPSDConnection(connectingTo: source)
+    }
+}
+
 /// One connection to gpsd through libgps.
 ///
-/// Not thread-safe, like libgps itself: the reader thread creates, uses and
-/// closes it, and nothing else touches it.
-final class GPSDConnection {
+/// Not thread-safe, like libgps itself: the connector thread creates it and hands
+/// it to the reader thread, which alone uses and closes it.
+final class GPSDConnection: GPSDTransport {
     private let data: UnsafeMutablePointer<gps_data_t>
     /// The connected socket (non-blocking: libgps sets O_NONBLOCK after connecting).
-    let socket: Int32
+    let descriptor: Int32
     let source: GPSDSource
 
-    /// Connects to gpsd. Blocks while resolving and connecting, as `gps_open` does,
-    /// so call it on the reader thread, never on the cooperative pool.
+    /// Connects to gpsd. Blocks while resolving and connecting, as `gps_open` does
+    /// (with no timeout of its own), so it runs on a connector thread of its own.
     ///
     /// The corresponding C function is `gps_open`.
     /// - Throws: `.cannotConnect` with libgps's reason (`gps_errstr`).
@@ -25,12 +32,13 @@ final class GPSDConnection {
         errno = 0
         if gps_open(source.host, source.port, data) != 0 {
             // libgps reports its own negative codes (NL_NOHOST, NL_NOCONNECT, …) through errno.
-            let reason = String(cString: gps_errstr(errno))
+            let code = errno
             data.deallocate()
-            throw LocTrackError(.cannotConnect, source: source, reason: reason)
+            throw LocTrackError(.cannotConnect, source: source, reason: String(cString: gps_errstr(code)),
+                                errorNumber: code > 0 ? code : nil)
         }
         self.data = data
-        self.socket = loctrack_gps_socket(data)
+        self.descriptor = loctrack_gps_socket(data)
         self.source = source
     }
 
@@ -45,16 +53,9 @@ final class GPSDConnection {
     /// - Throws: `.connectionLost` when the write fails (SIGPIPE must be ignored).
     func send(_ command: String) throws(LocTrackError) {
         if loctrack_gps_send_command(data, command) != 0 {
-            throw LocTrackError(.connectionLost, source: source, reason: "sending \(command.prefix(8))…: \(Errno.current)")
+            throw LocTrackError(.connectionLost, source: source, failedCall: "sending \(command.prefix(8))…", .current)
         }
     }
-}
-
-/// The current `errno` with its C library text, for messages.
-struct Errno: CustomStringConvertible {
-    let code: Int32
-    static var current: Errno { Errno(code: errno) }
-    var description: String { String(cString: strerror(code)) }
 }
 
 extension String {

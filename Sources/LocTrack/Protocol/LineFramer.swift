@@ -117,12 +117,3 @@ enum ReadOutcome: Equatable {
     case endOfFile
     case failed(Int32)
 }
-
-/// Retries a system call that failed with EINTR: the one place loctrack does so.
-@inline(__always)
-func retryingInterrupts<Result: SignedInteger>(_ call: () -> Result) -> Result {
-    while true {
-        let result = call()
-        if result >= 0 || errno != EINTR { return result }
-    }
-}

@@ -3,16 +3,25 @@
 final class FixAssembler {
     private var merger = EpochMerger()
     private var stationary = StationaryDetector()
-    private let sink: @Sendable (ReaderEvent) -> Void
+    private let sink: (ReaderEvent) -> Void
 
-    init(sink: @escaping @Sendable (ReaderEvent) -> Void) {
+    init(sink: @escaping (ReaderEvent) -> Void) {
         self.sink = sink
     }
 
     var isHoldingFixes: Bool { merger.isHoldingFixes }
 
+    /// Whether a fix held for its epoch is also sent at once as ``ReaderEvent/provisional(_:)``
+    /// (for `once`, which wants the first fix that passes, not the complete epoch).
+    var sendsProvisionalFixes: () -> Bool = { false }
+
     func accept(_ report: TPVReport) {
-        merger.accept(report) { deliver($0) }
+        var emitted = false
+        merger.accept(report) { fix in
+            emitted = emitted || fix.time == report.fix?.time
+            deliver(fix)
+        }
+        if !emitted, let fix = report.fix, fix.isCompleteForItsMode, sendsProvisionalFixes() { sink(.provisional(fix)) }
     }
 
     func flush() {
@@ -21,5 +30,14 @@ final class FixAssembler {
 
     private func deliver(_ fix: Fix) {
         sink(.fix(stationary.mark(fix)))
+    }
+}
+
+extension Fix {
+    /// What `once` asks of a fix it takes before its epoch has ended: a 3D fix
+    /// carries its altitude (gpsd's first TPV of an NMEA epoch comes from RMC, which
+    /// has none; GGA's follows within the same burst).
+    var isCompleteForItsMode: Bool {
+        mode == .twoD || altitudeHAE != nil || altitudeMSL != nil
     }
 }

@@ -31,17 +31,12 @@ struct Backoff {
 
     /// The next delay in milliseconds, in [step / 2, step].
     mutating func nextDelayMilliseconds() -> Int32 {
-        let stepMilliseconds = max(1, Self.milliseconds(step))
+        let stepMilliseconds = max(1, step.milliseconds)
         step = min(step * 2, policy.maximumDelay)
         return Int32(clamping: Int64.random(in: (stepMilliseconds / 2)...stepMilliseconds))
     }
 
     mutating func reset() {
         step = policy.initialDelay
-    }
-
-    private static func milliseconds(_ duration: Duration) -> Int64 {
-        let parts = duration.components
-        return parts.seconds * 1000 + parts.attoseconds / 1_000_000_000_000_000
     }
 }

@@ -4,7 +4,7 @@
 final class ReportHandler {
     private let decoder = ReportDecoder()
     let assembler: FixAssembler
-    private let sink: @Sendable (ReaderEvent) -> Void
+    private let sink: (ReaderEvent) -> Void
     let source: GPSDSource
     /// Whether to read satellite counts from SKY reports (otherwise SKY is skipped unread).
     let reportsSatellites: Bool
@@ -13,10 +13,6 @@ final class ReportHandler {
     private(set) var sawBanner = false
     /// An ERROR reply: the watch was refused (e.g. an unknown device).
     private(set) var refusal: LocTrackError?
-    /// Lines that were not gpsd JSON reports (truncated, garbage, too long).
-    private(set) var malformedCount = 0
-    /// TPV reports that claimed a fix but had no usable position or time.
-    private(set) var unusableFixCount = 0
     /// Devices whose latest TPV had a fix, so each loss of fix is reported once.
     private var devicesWithFix: Set<String> = []
     /// Devices gpsd said it lost, so each loss is reported once.
@@ -26,7 +22,7 @@ final class ReportHandler {
 
     init(
         source: GPSDSource, assembler: FixAssembler, reportsSatellites: Bool = false,
-        sink: @escaping @Sendable (ReaderEvent) -> Void
+        sink: @escaping (ReaderEvent) -> Void
     ) {
         self.source = source
         self.reportsSatellites = reportsSatellites
@@ -63,7 +59,6 @@ final class ReportHandler {
         case .tpv:
             let report = decoder.decodeTPV(line: line)
             if report.fix == nil && report.mode != 1 && Self.mentionsPosition(line, length) {
-                unusableFixCount += 1
                 sink(.status(.skippedReport(reason: "TPV without a usable position or time", excerpt: Self.excerpt(line, length))))
             }
             if report.fix != nil { lastFixAt = Monotonic.milliseconds }
@@ -115,7 +110,6 @@ final class ReportHandler {
 
     /// Counts a line that could not be used at all.
     func malformed(_ line: UnsafePointer<CChar>, _ length: Int, why: String) {
-        malformedCount += 1
         sink(.status(.skippedReport(reason: why, excerpt: Self.excerpt(line, length))))
     }
 

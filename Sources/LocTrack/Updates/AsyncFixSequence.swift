@@ -7,32 +7,32 @@
 /// }
 /// ```
 ///
-/// Each iterator is one consumer of its session's shared connection. Cancelling
-/// the consuming task ends the iteration (it returns `nil`) and, for the last
-/// consumer, closes the watch and the socket. Connection failures are thrown as
-/// ``LocTrackError``.
+/// The fixes of a session's ``AsyncGPSDEventSequence``: each iterator is one
+/// consumer of the session's shared connection, and keeps the session alive while
+/// it iterates. Cancelling the consuming task ends the iteration (it returns `nil`);
+/// when the last consumer ends or is released, the watch and the socket close and
+/// the reader thread ends. Connection failures are thrown as ``LocTrackError``.
 public struct AsyncFixSequence: AsyncSequence, Sendable {
     public typealias Element = Fix
-    public typealias Failure = any Error
+    public typealias Failure = LocTrackError
 
-    let session: GPSDSession
-    let bufferingPolicy: FixBufferingPolicy
-    let latestNoOlderThan: Duration?
+    let events: AsyncGPSDEventSequence
 
     public func makeAsyncIterator() -> Iterator {
-        let (stream, consumed) = session.subscribe(bufferingPolicy: bufferingPolicy, latestNoOlderThan: latestNoOlderThan)
-        return Iterator(base: stream.makeAsyncIterator(), consumed: consumed)
+        Iterator(events: events.makeAsyncIterator())
     }
 
     public struct Iterator: AsyncIteratorProtocol {
-        var base: AsyncThrowingStream<Fix, any Error>.Iterator
-        /// Tells the session a fix left this consumer's queue (for backpressure).
-        let consumed: @Sendable () -> Void
+        public typealias Element = Fix
+        public typealias Failure = LocTrackError
 
-        public mutating func next() async throws -> Fix? {
-            let fix = try await base.next()
-            if fix != nil { consumed() }
-            return fix
+        var events: AsyncGPSDEventSequence.Iterator
+
+        public mutating func next() async throws(LocTrackError) -> Fix? {
+            while let event = try await events.next() {
+                if case .fix(let fix) = event { return fix }
+            }
+            return nil
         }
     }
 }
@@ -67,11 +67,17 @@ public struct FixBufferingPolicy: Sendable, Hashable {
     /// Keep only the oldest `limit` waiting fixes (newer ones are dropped).
     public static func bufferingOldest(_ limit: Int) -> Self { Self(kind: .oldest(max(1, limit))) }
 
-    var streamPolicy: AsyncThrowingStream<Fix, any Error>.Continuation.BufferingPolicy {
+    /// The most events a dropping policy lets wait.
+    var dropLimit: Int? {
         switch kind {
-        case .bounded, .unbounded: .unbounded
-        case .newest(let limit): .bufferingNewest(limit)
-        case .oldest(let limit): .bufferingOldest(limit)
+        case .bounded, .unbounded: nil
+        case .newest(let limit), .oldest(let limit): limit
         }
+    }
+
+    /// Whether the oldest waiting events make room (`.bufferingNewest`), or the newest are dropped.
+    var dropsOldest: Bool {
+        if case .newest = kind { return true }
+        return false
     }
 }

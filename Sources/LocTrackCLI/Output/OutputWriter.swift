@@ -2,12 +2,14 @@ import Glibc
 import LocTrack
 import Synchronization
 
-/// Writes accepted lines to stdout from a thread of its own.
+/// Writes accepted lines to stdout without ever making the consumer of fixes wait on it.
 ///
-/// The consumer of fixes only appends to a queue, so it never blocks on a slow
-/// or stalled reader of stdout, and the cooperative pool never blocks in
-/// `write(2)`. The writer takes everything queued at once: one `write` per
-/// fix when fixes trickle in, one `write` for many when they queue up.
+/// The consumer hands over each batch's text as one chunk. When nothing waits and
+/// stdout can take a small chunk at once (`poll` says writable and it is at most
+/// `PIPE_BUF` bytes, which a pipe takes whole), the consumer writes it itself: one
+/// `write` per batch and no other thread woken. Otherwise the chunk queues for a
+/// writer thread of its own, which writes everything queued with one `write`, so
+/// a slow or stalled reader of stdout never blocks the consumer or the cooperative pool.
 ///
 /// Buffering policy: at most ``maximumQueuedLines`` lines wait. When that many
 /// wait, the consumer waits up to ``hiccupSeconds`` for room (a reader of stdout
@@ -15,7 +17,7 @@ import Synchronization
 /// waiting and keeps reading gpsd (a gpsd whose client stops reading drops reports
 /// silently, and the client would later print stale fixes as current): the
 /// **oldest** waiting lines are dropped (a tracker's newest position matters most)
-/// until the queue has drained to half, and once output flows again one line on
+/// until the queue has drained, and once output flows again one line on
 /// stderr says how many were dropped.
 final class OutputWriter: Sendable {
     enum Outcome: Equatable {
@@ -31,42 +33,69 @@ final class OutputWriter: Sendable {
 
     let maximumQueuedLines: Int
     private let descriptor: Int32
-    private let wake: (read: Int32, write: Int32)
+    private let wakeUps: WakeUpPipe?
     private let state = Mutex(State())
     private let onClosed: @Sendable () -> Void
 
+    private struct Chunk {
+        let text: String
+        let lines: Int
+    }
+
     private struct State {
-        var queue = RingBufferOfLines()
+        var queue: [Chunk] = []
+        var queueHead = 0
+        var queuedLines = 0
         var droppedSinceReport = 0
         /// Stdout stayed blocked past the hiccup allowance: drop instead of waiting.
         var dropping = false
+        /// Someone (the writer thread, or the consumer's direct write) is writing.
+        var writing = false
         var finishing = false
         var outcome: Outcome?
         var finishWaiter: CheckedContinuation<Outcome, Never>?
+
+        var isEmpty: Bool { queueHead == queue.count }
+
+        mutating func takeAll() -> [Chunk] {
+            defer {
+                queue.removeAll(keepingCapacity: queue.capacity <= 4096)
+                queueHead = 0
+                queuedLines = 0
+            }
+            return Array(queue[queueHead...])
+        }
+
+        mutating func dropOldest(toFit limit: Int) {
+            while queuedLines > limit, queueHead < queue.count {
+                queuedLines -= queue[queueHead].lines
+                droppedSinceReport += queue[queueHead].lines
+                queue[queueHead] = Chunk(text: "", lines: 0)
+                queueHead += 1
+            }
+        }
     }
 
-    /// - Parameter onClosed: called once, on the writer thread, when stdout's reader goes away or a write fails.
+    /// - Parameter onClosed: called once when stdout's reader goes away or a write fails.
     init(descriptor: Int32 = STDOUT_FILENO, maximumQueuedLines: Int = defaultMaximumQueuedLines,
          onClosed: @escaping @Sendable () -> Void) {
-        var pipeDescriptors: [Int32] = [-1, -1]
-        if pipe(&pipeDescriptors) != 0 { pipeDescriptors = [-1, -1] }
-        self.wake = (pipeDescriptors[0], pipeDescriptors[1])
         self.descriptor = descriptor
         self.maximumQueuedLines = max(1, maximumQueuedLines)
         self.onClosed = onClosed
-        startThread()
+        wakeUps = try? WakeUpPipe()
+        do throws(Errno) {
+            guard let wakeUps else { throw Errno(code: EMFILE) }
+            try startThread(named: "loctrack-write") { [self] in runWriterLoop(wakeUps) }
+        } catch {
+            end(with: .failed(error.code))
+        }
     }
 
-    deinit {
-        close(wake.read)
-        close(wake.write)
-    }
-
-    /// Queues a line; while the queue is full, first waits up to ``hiccupSeconds``
-    /// (once per blockage). Returns false once the output is closed or failed.
-    func enqueueAllowingHiccups(_ line: String) async -> Bool {
+    /// Queues `text` (`lines` lines); while the queue is full, first waits up to
+    /// ``hiccupSeconds`` (once per blockage). Returns false once the output is closed or failed.
+    func enqueueAllowingHiccups(_ text: String, lines: Int) async -> Bool {
         var waited = 0.0
-        while state.withLock({ !$0.dropping && $0.queue.count >= maximumQueuedLines }) {
+        while state.withLock({ !$0.dropping && $0.queuedLines >= maximumQueuedLines }) {
             if waited >= Self.hiccupSeconds {
                 state.withLock { $0.dropping = true }
                 break
@@ -74,24 +103,65 @@ final class OutputWriter: Sendable {
             try? await Task.sleep(for: .milliseconds(5))
             waited += 0.005
         }
-        return enqueue(line)
+        return enqueue(text, lines: lines)
     }
 
-    /// Queues a line without waiting. Returns false once the output is closed or failed.
+    /// Writes `text` now if stdout takes it at once, else queues it. Never waits.
+    /// Returns false once the output is closed or failed.
     @discardableResult
-    func enqueue(_ line: String) -> Bool {
-        let (accepted, wasEmpty) = state.withLock { state -> (Bool, Bool) in
-            guard state.outcome == nil, !state.finishing else { return (false, false) }
-            let wasEmpty = state.queue.isEmpty
-            state.queue.append(line)
-            if state.queue.count > maximumQueuedLines {
-                state.queue.removeFirst()
-                state.droppedSinceReport += 1
+    func enqueue(_ text: String, lines: Int = 1) -> Bool {
+        if text.isEmpty { return state.withLock { $0.outcome == nil && !$0.finishing } }
+        enum Plan { case refuse, writeDirectly, queued(wake: Bool) }
+        let plan = state.withLock { state -> Plan in
+            guard state.outcome == nil, !state.finishing else { return .refuse }
+            if state.isEmpty && !state.writing && text.utf8.count <= Int(PIPE_BUF) {
+                state.writing = true
+                return .writeDirectly
             }
-            return (true, wasEmpty)
+            state.queue.append(Chunk(text: text, lines: lines))
+            state.queuedLines += lines
+            state.dropOldest(toFit: maximumQueuedLines)
+            return .queued(wake: !state.writing)
         }
-        if accepted && wasEmpty { poke() }
-        return accepted
+        switch plan {
+        case .refuse:
+            return false
+        case .queued(let wake):
+            if wake { wakeUps?.wake() }
+            return true
+        case .writeDirectly:
+            return writeDirectly(text, lines: lines)
+        }
+    }
+
+    /// The consumer's own write: one `write` when stdout can take the chunk without waiting.
+    private func writeDirectly(_ text: String, lines: Int) -> Bool {
+        var written = 0
+        let ready = pollOne(descriptor, events: Int16(POLLOUT), milliseconds: 0) ?? 0
+        if ready & Int16(POLLOUT) != 0 {
+            var text = text
+            let result = text.withUTF8 { bytes in retryingInterrupts { write(descriptor, bytes.baseAddress, bytes.count) } }
+            if result < 0 {
+                let code = errno
+                if code != EAGAIN {
+                    end(with: code == EPIPE ? .closed : .failed(code))
+                    onClosed()
+                    return false
+                }
+            } else {
+                written = result
+            }
+        }
+        let rest = written == 0 ? text : String(decoding: text.utf8.dropFirst(written), as: UTF8.self)
+        state.withLock { state in
+            state.writing = false
+            if !rest.isEmpty {  // stdout could not take it all at once: the writer thread waits for it
+                state.queue.insert(Chunk(text: rest, lines: lines), at: state.queueHead)
+                state.queuedLines += lines
+            }
+        }
+        if !rest.isEmpty { wakeUps?.wake() }
+        return true
     }
 
     /// Writes everything queued, then stops the writer. Returns how output ended.
@@ -106,38 +176,31 @@ final class OutputWriter: Sendable {
             if let done {
                 continuation.resume(returning: done)
             } else {
-                poke()
+                wakeUps?.wake()
             }
         }
     }
 
-    private func poke() {
-        var byte: UInt8 = 1
-        _ = write(wake.write, &byte, 1)
-    }
-
-    private func startThread() {
-        let status = startDetachedThread { [self] in runWriterLoop() }
-        if status != 0 { end(with: .failed(status)) }
-    }
-
-    private func runWriterLoop() {
-        var drain = [UInt8](repeating: 0, count: 64)
+    private func runWriterLoop(_ wakeUps: WakeUpPipe) {
         while true {
-            let (batch, dropped, finishing) = state.withLock { state -> ([String], Int, Bool) in
-                defer {
-                    state.droppedSinceReport = 0
-                    state.dropping = false  // the queue drains now: wait again at the next blockage
-                }
-                return (state.queue.removeAll(), state.droppedSinceReport, state.finishing)
+            let (batch, dropped, finishing) = state.withLock { state -> ([Chunk], Int, Bool) in
+                if state.writing { return ([], 0, false) }  // the consumer is writing directly
+                let batch = state.takeAll()
+                let dropped = state.droppedSinceReport
+                state.droppedSinceReport = 0
+                state.dropping = false  // the queue drains now: wait again at the next blockage
+                state.writing = !batch.isEmpty
+                return (batch, dropped, state.finishing)
             }
             if dropped > 0 {
                 writeToStandardError("loctrack: output was blocked: dropped the \(dropped) oldest fixes waiting to be written (at most \(maximumQueuedLines) wait)\n")
             }
             if !batch.isEmpty {
-                var text = batch.count == 1 ? batch[0] : batch.joined()
-                if let failure = writeAll(&text) {
-                    end(with: failure)
+                let text = batch.count == 1 ? batch[0].text : batch.map(\.text).joined()
+                let failure = writeAll(descriptor, text)
+                state.withLock { $0.writing = false }
+                if let failure {
+                    end(with: failure.code == EPIPE ? .closed : .failed(failure.code))
                     onClosed()
                     return
                 }
@@ -147,75 +210,17 @@ final class OutputWriter: Sendable {
                 end(with: .written)
                 return
             }
-            // Sleep until a line is queued or finish() is called.
-            _ = drain.withUnsafeMutableBytes { read(wake.read, $0.baseAddress!, $0.count) }
-        }
-    }
-
-    private func writeAll(_ text: inout String) -> Outcome? {
-        text.withUTF8 { bytes -> Outcome? in
-            var offset = 0
-            while offset < bytes.count {
-                let written = write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    return errno == EPIPE ? .closed : .failed(errno)
-                }
-                offset += written
-            }
-            return nil
+            wakeUps.wait(milliseconds: -1)  // until a chunk is queued or finish() is called
         }
     }
 
     private func end(with outcome: Outcome) {
         let waiter = state.withLock { state -> CheckedContinuation<Outcome, Never>? in
             state.outcome = outcome
-            state.queue.removeAllAndDiscard()
+            _ = state.takeAll()
             defer { state.finishWaiter = nil }
             return state.finishWaiter
         }
         waiter?.resume(returning: outcome)
-    }
-}
-
-/// A FIFO of lines with O(1) append and removal of the oldest.
-struct RingBufferOfLines {
-    private var storage: [String] = []
-    private var head = 0
-
-    var count: Int { storage.count - head }
-    var isEmpty: Bool { count == 0 }
-
-    mutating func append(_ line: String) {
-        storage.append(line)
-    }
-
-    mutating func removeFirst() {
-        head += 1
-        if head >= 1024 && head * 2 >= storage.count {
-            storage.removeFirst(head)
-            head = 0
-        }
-    }
-
-    /// Everything queued, oldest first; the queue is empty afterwards.
-    mutating func removeAll() -> [String] {
-        defer {
-            storage.removeAll(keepingCapacity: storage.capacity <= 4096)
-            head = 0
-        }
-        return head == 0 ? storage : Array(storage[head...])
-    }
-
-    mutating func removeAllAndDiscard() {
-        storage = []
-        head = 0
-    }
-}
-
-func writeToStandardError(_ text: String) {
-    var text = text
-    text.withUTF8 { bytes in
-        _ = write(STDERR_FILENO, bytes.baseAddress!, bytes.count)
     }
 }

@@ -1,4 +1,5 @@
 import Glibc
+import LocTrack
 
 /// Writes whole lines to stdout with write(2): no stdio buffer, so a line is
 /// out the moment the fix is accepted and nothing is lost when a signal ends
@@ -15,21 +16,8 @@ struct StandardOutput {
     var isTerminal: Bool { isatty(descriptor) == 1 }
 
     func write(_ text: String) throws(WriteError) {
-        var text = text
-        let outcome: Int32? = text.withUTF8 { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    return errno
-                }
-                offset += written
-            }
-            return nil
-        }
-        if let code = outcome {
-            throw code == EPIPE ? .closed : .failed(code)
+        if let error = writeAll(descriptor, text) {
+            throw error.code == EPIPE ? .closed : .failed(error.code)
         }
     }
 }
@@ -37,4 +25,8 @@ struct StandardOutput {
 /// One line on stderr: `loctrack: message`.
 func printError(_ message: String) {
     writeToStandardError("loctrack: \(message)\n")
+}
+
+func writeToStandardError(_ text: String) {
+    _ = writeAll(STDERR_FILENO, text)
 }

@@ -10,24 +10,28 @@ public enum CLI {
         SignalWatcher.blockTerminationSignals()
     }
 
-    /// Runs loctrack on the calling (main) thread, which blocks until it is done.
+    /// Runs loctrack on the calling (main) thread, which runs its async code
+    /// (``MainThreadExecutor``) until it is done.
     ///
     /// An async `main` would park the main thread in libdispatch's `dispatch_main`,
     /// which waits in `sigsuspend` with every signal unblocked, so SIGINT would
     /// kill the process instead of reaching loctrack's signal thread. Here the
-    /// main thread waits on a semaphore with SIGINT and SIGTERM still blocked.
+    /// main thread runs loctrack's tasks with SIGINT and SIGTERM still blocked.
     public static func runBlocking(_ arguments: [String]) -> ExitCode {
-        let done = UnsafeMutablePointer<sem_t>.allocate(capacity: 1)
-        sem_init(done, 0, 0)
+        let executor: MainThreadExecutor
+        do {
+            executor = try MainThreadExecutor()
+        } catch {
+            printError("cannot start: \(error)")
+            return .unavailable
+        }
         let result = Mutex(ExitCode.success)
-        // sem_post and sem_wait are thread-safe; the address crosses into the task as a plain integer.
-        let semaphoreAddress = Int(bitPattern: done)
-        Task.detached {
+        Task(executorPreference: executor) {
             let code = await run(arguments)
             result.withLock { $0 = code }
-            if let semaphore = UnsafeMutablePointer<sem_t>(bitPattern: semaphoreAddress) { sem_post(semaphore) }
+            executor.stop()
         }
-        while sem_wait(done) != 0 && errno == EINTR {}
+        executor.run()
         return result.withLock { $0 }
     }
 
@@ -74,46 +78,55 @@ struct StreamCommand {
         var filter = FixFilter(
             minimumAccuracy: options.minimumAccuracy, minimumDistance: options.minimumDistance,
             intervalSeconds: options.intervalSeconds)
-        // Where the track breaks, as positions in the fix sequence: a status is handled
-        // when it happens, while fixes before it may still wait in this consumer's queue.
-        let trackBreaks = TrackBreaks()
         let reporter = StatusReporter(verbose: options.verbose)
-        let sessionBox = Mutex<GPSDSession?>(nil)
-        let session = GPSDSession(
-            source: options.source, reconnectPolicy: options.reconnect ? .automatic : .never,
-            statusHandler: { status in
-                if status.breaksTrack, let session = sessionBox.withLock({ $0 }) {
-                    trackBreaks.add(before: session.fixesDelivered)
-                }
-                reporter.report(status)
-            })
-        sessionBox.withLock { $0 = session }
+        let session = GPSDSession(source: options.source, reconnectPolicy: options.reconnect ? .automatic : .never)
         let stopSignal = Atomic<Int32>(0)
-        SignalWatcher.start { signal in
-            // A second signal means "now": the first one's graceful drain is taking too long.
-            if stopSignal.exchange(signal, ordering: .sequentiallyConsistent) != 0 { _exit(128 + signal) }
-            session.finish()
-        }
-        let durationTimer = options.durationSeconds.map { seconds in
-            Task {
-                try await Task.sleep(for: .milliseconds(Int64(seconds * 1000)))
+        do {
+            try SignalWatcher.start(
+                timeout: options.durationSeconds.map { .milliseconds(Int64($0 * 1000)) },
+                onTimeout: { session.finish() }
+            ) { signal in
+                // A second signal means "now": the first one's graceful drain is taking too long.
+                if stopSignal.exchange(signal, ordering: .sequentiallyConsistent) != 0 { _exit(128 + signal) }
                 session.finish()
             }
+        } catch {
+            printError("cannot watch for signals: \(error)")
+            return .unavailable
         }
-        defer { durationTimer?.cancel() }
         let writer = OutputWriter(descriptor: output.descriptor) { session.finish() }
         writer.enqueue(encoder.begin())
         var delivered = 0
-        var received = 0
-        var failure: (any Error)?
+        var failure: LocTrackError?
+        var events = session.events().makeAsyncIterator()
         do {
-            for try await fix in session.fixes() {
-                defer { received += 1 }
-                if trackBreaks.take(upTo: received) { encoder.breakTrack() }
-                guard filter.accept(fix) else { continue }
-                guard await writer.enqueueAllowingHiccups(encoder.encode(fix)) else { break }
-                delivered += 1
-                if let count = options.count, delivered >= count { break }
+            reading: while let batch = try await events.nextBatch() {
+                // One chunk of output per batch; a status first writes what came before it.
+                var text = ""
+                var lines = 0
+                var done = false
+                for event in batch {
+                    switch event {
+                    case .status(let status):
+                        if status.breaksTrack { encoder.breakTrack() }
+                        if lines > 0 {
+                            guard await writer.enqueueAllowingHiccups(text, lines: lines) else { break reading }
+                            (text, lines) = ("", 0)
+                        }
+                        reporter.report(status)
+                    case .fix(let fix):
+                        guard filter.accept(fix) else { continue }
+                        text += encoder.encode(fix)
+                        lines += 1
+                        delivered += 1
+                        done = options.count.map { delivered >= $0 } ?? false
+                    }
+                    if done { break }
+                }
+                if lines > 0 {
+                    guard await writer.enqueueAllowingHiccups(text, lines: lines) else { break }
+                }
+                if done { break }
             }
         } catch {
             failure = error
@@ -124,30 +137,12 @@ struct StreamCommand {
         case .written, .closed:
             break
         case .failed(let code):
-            printError("cannot write output: \(String(cString: strerror(code)))")
+            printError("cannot write output: \(Errno(code: code))")
             return .outputFailed
         }
         guard let failure, stopSignal.load(ordering: .sequentiallyConsistent) == 0 else { return .success }
         printError("\(failure)")
         return .unavailable
-    }
-}
-
-/// Positions in the fix sequence before which the track breaks.
-final class TrackBreaks: Sendable {
-    private let positions = Mutex<[Int]>([])
-
-    func add(before position: Int) {
-        positions.withLock { $0.append(position) }
-    }
-
-    /// Whether a break falls at or before `position` (and forgets those breaks).
-    func take(upTo position: Int) -> Bool {
-        positions.withLock { positions in
-            guard let first = positions.first, first <= position else { return false }
-            positions.removeAll { $0 <= position }
-            return true
-        }
     }
 }
 
@@ -170,22 +165,29 @@ struct OnceCommand {
         let format = options.format ?? .default(stdoutIsTerminal: output.isTerminal)
         let statusLine = WaitingStatusLine.isUseful ? WaitingStatusLine() : nil
         // Nothing has been accepted yet, so a signal has nothing to flush.
-        SignalWatcher.start { signal in
-            statusLine?.erase()
-            _exit(signal == SIGINT ? ExitCode.interrupted.rawValue : ExitCode.terminated.rawValue)
+        do {
+            try SignalWatcher.start { signal in
+                statusLine?.erase()
+                _exit(signal == SIGINT ? ExitCode.interrupted.rawValue : ExitCode.terminated.rawValue)
+            }
+        } catch {
+            printError("cannot watch for signals: \(error)")
+            return .unavailable
         }
         let reporter = StatusReporter(verbose: options.verbose)
-        let session = GPSDSession(
-            source: options.source, reportsSatellites: statusLine != nil,
-            statusHandler: { status in
-                statusLine?.update(status)
-                reporter.report(status)
-            })
+        let session = GPSDSession(source: options.source, reportsSatellites: statusLine != nil)
         let drawing = statusLine.map { line in Task { await line.run() } }
         let maximumAge: Duration? =
             options.maximumAgeSeconds > 0 ? .milliseconds(Int64(options.maximumAgeSeconds * 1000)) : nil
-        var progress: (@Sendable (Fix) -> Void)?
-        if let statusLine { progress = { fix in statusLine.consider(fix) } }
+        let progress: @Sendable (GPSDEvent) -> Void = { event in
+            switch event {
+            case .fix(let fix):
+                statusLine?.consider(fix)
+            case .status(let status):
+                statusLine?.update(status)
+                reporter.report(status)
+            }
+        }
         let result: Result<Fix, any Error>
         do {
             result = .success(try await session.firstFix(
@@ -256,7 +258,7 @@ private func report(_ error: StandardOutput.WriteError) -> ExitCode {
     case .closed:
         return .success
     case .failed(let code):
-        printError("cannot write output: \(String(cString: strerror(code)))")
+        printError("cannot write output: \(Errno(code: code))")
         return .outputFailed
     }
 }

@@ -1,7 +1,7 @@
 /// What happened to the connection or the receiver, apart from fixes.
 ///
-/// Delivered in order with the fixes to the session's status handler, for a
-/// program to report (loctrack prints each once on stderr).
+/// Delivered in order with the fixes as ``GPSDEvent/status(_:)`` in a session's
+/// event sequence, for a program to report (loctrack prints each once on stderr).
 public enum GPSDStatus: Sendable, Equatable, CustomStringConvertible {
     /// gpsd answered with its VERSION banner and the watch is on.
     case connected(GPSDSource, release: String?)
@@ -42,7 +42,7 @@ public enum GPSDStatus: Sendable, Equatable, CustomStringConvertible {
     }
 
     private static func format(_ duration: Duration) -> String {
-        let milliseconds = duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
+        let milliseconds = duration.milliseconds
         return milliseconds < 1000 ? "\(milliseconds) ms" : "\(milliseconds / 1000).\(milliseconds % 1000 / 100) s"
     }
 }
