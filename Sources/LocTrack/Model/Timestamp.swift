@@ -58,6 +58,13 @@ public struct Timestamp: Sendable, Hashable, Comparable, Codable, CustomStringCo
 
     public var description: String { iso8601 }
 
+    /// The UTC calendar fields of ``iso8601``, for writers that format bytes themselves.
+    package var utcFields: (year: Int64, month: Int64, day: Int64, hour: Int64, minute: Int64, second: Int64, millisecond: Int64) {
+        let (year, month, day) = Self.civilDate(daysSince1970: seconds.floorDivided(by: 86_400))
+        let secondOfDay = seconds - seconds.floorDivided(by: 86_400) * 86_400
+        return (year, month, day, secondOfDay / 3600, secondOfDay / 60 % 60, secondOfDay % 60, Int64(nanoseconds / 1_000_000))
+    }
+
     /// Parses gpsd's ISO 8601 UTC form, `YYYY-MM-DDTHH:MM:SS[.fff…]Z`.
     public init?(iso8601 text: some StringProtocol) {
         let bytes = Array(text.utf8)

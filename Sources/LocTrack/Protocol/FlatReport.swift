@@ -42,10 +42,14 @@ enum FlatReport {
             guard nested ? scanner.skipNested() : scanner.skipScalar() else { return nil }
             let memberEnd = scanner.position
             if !nested {
-                if !first { line[write] = 0x2C; write += 1 }  // ,
-                for index in memberStart..<memberEnd {
-                    line[write] = line[index]
-                    write += 1
+                if write == (first ? memberStart : memberStart - 1) {
+                    write = memberEnd  // nothing removed before it: the member is already in place
+                } else {
+                    if !first { line[write] = 0x2C; write += 1 }  // ,
+                    for index in memberStart..<memberEnd {
+                        line[write] = line[index]
+                        write += 1
+                    }
                 }
                 first = false
             }

@@ -38,7 +38,7 @@ final class OutputWriter: Sendable {
     private let onClosed: @Sendable () -> Void
 
     private struct Chunk {
-        let text: String
+        let bytes: [UInt8]
         let lines: Int
     }
 
@@ -70,7 +70,7 @@ final class OutputWriter: Sendable {
             while queuedLines > limit, queueHead < queue.count {
                 queuedLines -= queue[queueHead].lines
                 droppedSinceReport += queue[queueHead].lines
-                queue[queueHead] = Chunk(text: "", lines: 0)
+                queue[queueHead] = Chunk(bytes: [], lines: 0)
                 queueHead += 1
             }
         }
@@ -93,7 +93,7 @@ final class OutputWriter: Sendable {
 
     /// Queues `text` (`lines` lines); while the queue is full, first waits up to
     /// ``hiccupSeconds`` (once per blockage). Returns false once the output is closed or failed.
-    func enqueueAllowingHiccups(_ text: String, lines: Int) async -> Bool {
+    func enqueueAllowingHiccups(_ output: OutputBytes, lines: Int) async -> Bool {
         var waited = 0.0
         while state.withLock({ !$0.dropping && $0.queuedLines >= maximumQueuedLines }) {
             if waited >= Self.hiccupSeconds {
@@ -103,22 +103,28 @@ final class OutputWriter: Sendable {
             try? await Task.sleep(for: .milliseconds(5))
             waited += 0.005
         }
-        return enqueue(text, lines: lines)
+        return enqueue(output.bytes, lines: lines)
     }
 
     /// Writes `text` now if stdout takes it at once, else queues it. Never waits.
-    /// Returns false once the output is closed or failed.
     @discardableResult
     func enqueue(_ text: String, lines: Int = 1) -> Bool {
-        if text.isEmpty { return state.withLock { $0.outcome == nil && !$0.finishing } }
+        enqueue(Array(text.utf8), lines: lines)
+    }
+
+    /// Writes `bytes` now if stdout takes them at once, else queues them. Never waits.
+    /// Returns false once the output is closed or failed.
+    @discardableResult
+    func enqueue(_ bytes: [UInt8], lines: Int) -> Bool {
+        if bytes.isEmpty { return state.withLock { $0.outcome == nil && !$0.finishing } }
         enum Plan { case refuse, writeDirectly, queued(wake: Bool) }
         let plan = state.withLock { state -> Plan in
             guard state.outcome == nil, !state.finishing else { return .refuse }
-            if state.isEmpty && !state.writing && text.utf8.count <= Int(PIPE_BUF) {
+            if state.isEmpty && !state.writing && bytes.count <= Int(PIPE_BUF) {
                 state.writing = true
                 return .writeDirectly
             }
-            state.queue.append(Chunk(text: text, lines: lines))
+            state.queue.append(Chunk(bytes: bytes, lines: lines))
             state.queuedLines += lines
             state.dropOldest(toFit: maximumQueuedLines)
             return .queued(wake: !state.writing)
@@ -130,17 +136,16 @@ final class OutputWriter: Sendable {
             if wake { wakeUps?.wake() }
             return true
         case .writeDirectly:
-            return writeDirectly(text, lines: lines)
+            return writeDirectly(bytes, lines: lines)
         }
     }
 
     /// The consumer's own write: one `write` when stdout can take the chunk without waiting.
-    private func writeDirectly(_ text: String, lines: Int) -> Bool {
+    private func writeDirectly(_ bytes: [UInt8], lines: Int) -> Bool {
         var written = 0
         let ready = pollOne(descriptor, events: Int16(POLLOUT), milliseconds: 0) ?? 0
         if ready & Int16(POLLOUT) != 0 {
-            var text = text
-            let result = text.withUTF8 { bytes in retryingInterrupts { write(descriptor, bytes.baseAddress, bytes.count) } }
+            let result = bytes.withUnsafeBytes { buffer in retryingInterrupts { write(descriptor, buffer.baseAddress, buffer.count) } }
             if result < 0 {
                 let code = errno
                 if code != EAGAIN {
@@ -152,11 +157,11 @@ final class OutputWriter: Sendable {
                 written = result
             }
         }
-        let rest = written == 0 ? text : String(decoding: text.utf8.dropFirst(written), as: UTF8.self)
+        let rest = written == 0 ? bytes : Array(bytes[written...])
         state.withLock { state in
             state.writing = false
             if !rest.isEmpty {  // stdout could not take it all at once: the writer thread waits for it
-                state.queue.insert(Chunk(text: rest, lines: lines), at: state.queueHead)
+                state.queue.insert(Chunk(bytes: rest, lines: lines), at: state.queueHead)
                 state.queuedLines += lines
             }
         }
@@ -196,8 +201,8 @@ final class OutputWriter: Sendable {
                 writeToStandardError("loctrack: output was blocked: dropped the \(dropped) oldest fixes waiting to be written (at most \(maximumQueuedLines) wait)\n")
             }
             if !batch.isEmpty {
-                let text = batch.count == 1 ? batch[0].text : batch.map(\.text).joined()
-                let failure = writeAll(descriptor, text)
+                let bytes = batch.count == 1 ? batch[0].bytes : Array(batch.map(\.bytes).joined())
+                let failure = bytes.withUnsafeBytes { writeAll(descriptor, $0) }
                 state.withLock { $0.writing = false }
                 if let failure {
                     end(with: failure.code == EPIPE ? .closed : .failed(failure.code))

@@ -102,7 +102,7 @@ struct StreamCommand {
         do {
             reading: while let batch = try await events.nextBatch() {
                 // One chunk of output per batch; a status first writes what came before it.
-                var text = ""
+                var text = OutputBytes()
                 var lines = 0
                 var done = false
                 for event in batch {
@@ -111,12 +111,12 @@ struct StreamCommand {
                         if status.breaksTrack { encoder.breakTrack() }
                         if lines > 0 {
                             guard await writer.enqueueAllowingHiccups(text, lines: lines) else { break reading }
-                            (text, lines) = ("", 0)
+                            (text, lines) = (OutputBytes(), 0)
                         }
                         reporter.report(status)
                     case .fix(let fix):
                         guard filter.accept(fix) else { continue }
-                        text += encoder.encode(fix)
+                        encoder.encode(fix, into: &text)
                         lines += 1
                         delivered += 1
                         done = options.count.map { delivered >= $0 } ?? false

@@ -9,6 +9,8 @@ protocol FixEncoder {
     /// What comes before the first fix.
     mutating func begin() -> String
     mutating func encode(_ fix: Fix) -> String
+    /// Appends the fix's text to a batch's bytes (what a stream writes with one `write`).
+    mutating func encode(_ fix: Fix, into output: inout OutputBytes)
     /// The fixes before and after are not one continuous track (a loss of fix, an outage).
     mutating func breakTrack()
     /// What completes the output.
@@ -19,10 +21,12 @@ extension FixEncoder {
     mutating func begin() -> String { "" }
     mutating func breakTrack() {}
     mutating func end() -> String { "" }
+    mutating func encode(_ fix: Fix, into output: inout OutputBytes) { output.append(encode(fix)) }
 }
 
 struct JSONLinesEncoder: FixEncoder {
     mutating func encode(_ fix: Fix) -> String { JSONLine.format(fix) }
+    mutating func encode(_ fix: Fix, into output: inout OutputBytes) { JSONLine.write(fix, into: &output) }
 }
 
 struct TextEncoder: FixEncoder {
@@ -34,17 +38,22 @@ struct TextEncoder: FixEncoder {
 /// JSON fields as properties.
 struct GeoJSONLinesEncoder: FixEncoder {
     mutating func encode(_ fix: Fix) -> String {
-        var line = "{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":["
+        var bytes = OutputBytes(reservingCapacity: 500)
+        encode(fix, into: &bytes)
+        return String(decoding: bytes.bytes, as: UTF8.self)
+    }
+
+    mutating func encode(_ fix: Fix, into line: inout OutputBytes) {
+        line.append("{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[")
         line.appendFixed(fix.longitude, decimals: 9)
-        line += ","
+        line.append(byte: 0x2C)
         line.appendFixed(fix.latitude, decimals: 9)
         if let altitude = fix.altitudeHAE {  // GeoJSON heights are above the WGS 84 ellipsoid
-            line += ","
+            line.append(byte: 0x2C)
             line.appendFixed(altitude, decimals: 4)
         }
-        line += "]},\"properties\":"
-        line += JSONLine.format(fix).dropLast()  // without its newline
-        line += "}\n"
-        return line
+        line.append("]},\"properties\":")
+        JSONLine.write(fix, into: &line, newline: false)
+        line.append("}\n")
     }
 }

@@ -4,16 +4,32 @@ import LocTrack
 /// (`man gpsd_json`); a value that is unknown is left out, never `null` or `NaN`.
 enum JSONLine {
     static func format(_ fix: Fix) -> String {
-        var line = "{\"class\":\"TPV\""
-        line.reserveCapacity(400)
+        var bytes = OutputBytes(reservingCapacity: 400)
+        write(fix, into: &bytes)
+        return String(decoding: bytes.bytes, as: UTF8.self)
+    }
+
+    /// Appends the line, with its newline, to `line`.
+    static func write(_ fix: Fix, into line: inout OutputBytes, newline: Bool = true) {
+        line.append("{\"class\":\"TPV\"")
         if let device = fix.device {
-            line += ",\"device\":\""
-            appendEscaped(device, to: &line)
-            line += "\""
+            line.append(",\"device\":\"")
+            line.append(GPSDCommand.jsonEscaped(device))
+            line.append(byte: 0x22)
         }
-        if fix.status != .gps { line += ",\"status\":\(fix.status.rawValue)" }
-        line += ",\"mode\":\(fix.mode.rawValue),\"time\":\"\(fix.time.iso8601)\""
-        if let leapSeconds = fix.leapSeconds { line += ",\"leapseconds\":\(leapSeconds)" }
+        if fix.status != .gps {
+            line.append(",\"status\":")
+            line.append(fix.status.rawValue)
+        }
+        line.append(",\"mode\":")
+        line.append(fix.mode.rawValue)
+        line.append(",\"time\":\"")
+        line.append(fix.time)
+        line.append(byte: 0x22)
+        if let leapSeconds = fix.leapSeconds {
+            line.append(",\"leapseconds\":")
+            line.append(leapSeconds)
+        }
         append("ept", fix.timeError, 3, to: &line)
         append("lat", fix.latitude, 9, to: &line)
         append("lon", fix.longitude, 9, to: &line)
@@ -48,19 +64,15 @@ enum JSONLine {
         append("geoidSep", fix.geoidSeparation, 3, to: &line)
         append("eph", fix.horizontalError, 3, to: &line)
         append("sep", fix.sphericalError, 3, to: &line)
-        line += fix.isStationary ? ",\"stationary\":true}\n" : ",\"stationary\":false}\n"
-        return line
+        line.append(fix.isStationary ? ",\"stationary\":true}" : ",\"stationary\":false}")
+        if newline { line.append(byte: 0x0A) }
     }
 
-    private static func append(_ name: String, _ value: Double?, _ decimals: Int, to line: inout String) {
+    private static func append(_ name: StaticString, _ value: Double?, _ decimals: Int, to line: inout OutputBytes) {
         guard let value, value.isFinite else { return }
-        line += ",\""
-        line += name
-        line += "\":"
+        line.append(",\"")
+        line.append(name)
+        line.append("\":")
         line.appendFixed(value, decimals: decimals)
-    }
-
-    static func appendEscaped(_ text: String, to line: inout String) {
-        line += GPSDCommand.jsonEscaped(text)
     }
 }

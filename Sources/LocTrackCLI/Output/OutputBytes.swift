@@ -1,0 +1,88 @@
+import LocTrack
+
+/// The bytes of one batch of output lines, built without Strings.
+///
+/// A flood of fixes spends most of its formatting time in String's append
+/// machinery (capacity checks, UTF-8 validation, a String per number); the line
+/// formats that a flood uses (json, geojson) write their bytes here instead, one
+/// buffer per batch, which ``OutputWriter`` writes with one `write`.
+struct OutputBytes {
+    private(set) var bytes: [UInt8] = []
+
+    var isEmpty: Bool { bytes.isEmpty }
+    var count: Int { bytes.count }
+
+    init(reservingCapacity capacity: Int = 0) {
+        bytes.reserveCapacity(capacity)
+    }
+
+    mutating func append(_ text: StaticString) {
+        text.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    }
+
+    mutating func append(_ text: String) {
+        bytes.append(contentsOf: text.utf8)
+    }
+
+    mutating func append(byte: UInt8) {
+        bytes.append(byte)
+    }
+
+    /// A non-negative integer in decimal, at least `width` digits (zero-padded).
+    mutating func append(_ value: UInt64, width: Int = 1) {
+        var count = 1
+        var power: UInt64 = 10
+        while count < 20 && value >= power {
+            count += 1
+            power = power &* 10
+        }
+        count = max(count, width)
+        let start = bytes.count
+        bytes.append(contentsOf: repeatElement(0x30, count: count))
+        var rest = value
+        var index = start + count
+        while rest > 0 {
+            index -= 1
+            bytes[index] = 0x30 + UInt8(truncatingIfNeeded: rest % 10)
+            rest /= 10
+        }
+    }
+
+    mutating func append(_ value: Int) {
+        if value < 0 { append(byte: 0x2D) }
+        append(UInt64(value.magnitude))
+    }
+
+    /// A time as gpsd writes it, `2026-11-22T04:25:03.240Z` (``Timestamp/iso8601``).
+    mutating func append(_ time: Timestamp) {
+        let fields = time.utcFields
+        guard fields.year >= 0 else { return append(time.iso8601) }
+        append(UInt64(fields.year), width: 4)
+        append(byte: 0x2D)
+        append(UInt64(fields.month), width: 2)
+        append(byte: 0x2D)
+        append(UInt64(fields.day), width: 2)
+        append(byte: 0x54)
+        append(UInt64(fields.hour), width: 2)
+        append(byte: 0x3A)
+        append(UInt64(fields.minute), width: 2)
+        append(byte: 0x3A)
+        append(UInt64(fields.second), width: 2)
+        append(byte: 0x2E)
+        append(UInt64(fields.millisecond), width: 3)
+        append(byte: 0x5A)
+    }
+
+    /// `value` with exactly `decimals` digits after the point, as printf's `%.*f` writes it.
+    mutating func appendFixed(_ value: Double, decimals: Int) {
+        guard let parts = FixedPoint.parts(of: value, decimals: decimals) else {
+            append(FixedPoint.printf(value, decimals: decimals))
+            return
+        }
+        if parts.isNegative { append(byte: 0x2D) }
+        append(parts.integer)
+        guard decimals > 0 else { return }
+        append(byte: 0x2E)
+        append(parts.fraction, width: decimals)
+    }
+}
