@@ -1,14 +1,22 @@
 # loctrack: build, test, demo and install.
 #
 #   make / make build     release build: .build/release/loctrack
-#   make deps             install libgps-dev, gpsd, gpsd-clients if missing (apt, sudo when not root)
-#   make test             debug build + swift test (swift-testing)
+#   make deps             install what is missing (apt, sudo when not root): libgps-dev, gpsd,
+#                         gpsd-clients; mosquitto, mosquitto-clients, libmosquitto-dev (MQTT)
+#   make test             debug build + swift test (swift-testing): unit, reader (socketpair
+#                         gpsd), fuzz, and end-to-end tests against a real gpsd via gpsfake
 #   make demo             replay demo/track.nmea through gpsfake + gpsd into `loctrack stream`
 #                         (variables: CYCLE=0.02 seconds between NMEA sentences, 0.2 is about
 #                         real time; FORMAT=text|json)
 #   make install          $(DESTDIR)$(PREFIX)/bin/loctrack and man page (PREFIX=/usr/local)
 #   make uninstall        removes what install put there
 #   make clean            swift package clean + remove .build
+#   make fuzz             the fuzz test over gpsd's real captures (../shared/gpsd-logs)
+#   make conformance      every real receiver recording: loctrack's fixes must be gpsd's epochs
+#   make faults           fault injection (make faults-long: plus a 1,000,000-fix run)
+#   make bench            loctrack against the C libgps client, gpspipe, gpspipe | jq and
+#                         python's gps client (make bench-smoke: toy sizes, for CI)
+#   Each is described with its variables further down.
 #
 # Longer shell logic lives in scripts/, not here.
 

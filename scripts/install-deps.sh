@@ -3,11 +3,14 @@
 #   libgps-dev    libgps headers + libgps.pc (pulls in pkg-config), for `swift build`
 #   gpsd          the daemon, for `make demo` and the integration tests
 #   gpsd-clients  gpsfake and gpspipe, for `make demo` and the integration tests
+#   mosquitto, mosquitto-clients, libmosquitto-dev
+#                 the MQTT broker the publishing tests start, its clients, and the
+#                 C client library loctrack publishes with
 # Debian/Ubuntu only (apt-get). Uses sudo when not run as root.
 # Does nothing, quickly, when everything is already installed.
 set -euo pipefail
 
-PACKAGES=(libgps-dev gpsd gpsd-clients)
+PACKAGES=(libgps-dev gpsd gpsd-clients mosquitto mosquitto-clients libmosquitto-dev)
 
 installed() { # dpkg's view when there is a dpkg, else look for the files themselves
     local pkg=$1
@@ -19,6 +22,9 @@ installed() { # dpkg's view when there is a dpkg, else look for the files themse
         libgps-dev) pkg-config --exists libgps 2>/dev/null ;;
         gpsd) command -v gpsd >/dev/null 2>&1 || [ -x /usr/sbin/gpsd ] ;;
         gpsd-clients) command -v gpsfake >/dev/null 2>&1 && command -v gpspipe >/dev/null 2>&1 ;;
+        mosquitto) command -v mosquitto >/dev/null 2>&1 || [ -x /usr/sbin/mosquitto ] ;;
+        mosquitto-clients) command -v mosquitto_pub >/dev/null 2>&1 ;;
+        libmosquitto-dev) pkg-config --exists libmosquitto 2>/dev/null ;;
     esac
 }
 
