@@ -30,10 +30,12 @@ package final class WakeUpPipe: Sendable {
         _ = retryingInterrupts { write(writeDescriptor, &byte, 1) }
     }
 
-    /// Empties the pipe, so the next poll() sleeps again.
+    /// Empties the pipe, so the next poll() sleeps again. One read nearly always
+    /// does it (a read that does not fill the buffer has taken everything).
     package func drain() {
         var bytes = (UInt64(0), UInt64(0), UInt64(0), UInt64(0))
-        while withUnsafeMutableBytes(of: &bytes, { read(readDescriptor, $0.baseAddress!, $0.count) }) > 0 {}
+        let capacity = MemoryLayout.size(ofValue: bytes)
+        while withUnsafeMutableBytes(of: &bytes, { read(readDescriptor, $0.baseAddress!, $0.count) }) == capacity {}
     }
 
     /// Sleeps until woken or `milliseconds` pass (-1: until woken); drains what woke it.

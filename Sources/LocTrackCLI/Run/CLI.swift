@@ -18,13 +18,7 @@ public enum CLI {
     /// kill the process instead of reaching loctrack's signal thread. Here the
     /// main thread runs loctrack's tasks with SIGINT and SIGTERM still blocked.
     public static func runBlocking(_ arguments: [String]) -> ExitCode {
-        let executor: MainThreadExecutor
-        do {
-            executor = try MainThreadExecutor()
-        } catch {
-            printError("cannot start: \(error)")
-            return .unavailable
-        }
+        let executor = MainThreadExecutor()
         let result = Mutex(ExitCode.success)
         Task(executorPreference: executor) {
             let code = await run(arguments)

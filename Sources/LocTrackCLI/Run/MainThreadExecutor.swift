@@ -1,3 +1,4 @@
+import Glibc
 import LocTrack
 import Synchronization
 
@@ -8,7 +9,12 @@ import Synchronization
 /// life of the process once anything has used it). Here the consumer of fixes runs
 /// on this one thread: a fix costs two wake-ups, the reader thread's and this
 /// one's, and a quiet watch costs none.
-final class MainThreadExecutor: TaskExecutor {
+///
+/// `@unchecked Sendable` at a C boundary: the semaphore is a glibc `sem_t` behind a
+/// pointer, which Swift cannot see as Sendable; `sem_post` and `sem_wait` are
+/// thread-safe by POSIX, the pointer never changes, and it is freed in `deinit`,
+/// when no thread can use the executor any more. The job queue is behind a Mutex.
+final class MainThreadExecutor: TaskExecutor, @unchecked Sendable {
     private struct Queue {
         var jobs: [UnownedJob] = []
         /// The main thread sleeps in poll() and must be woken for a new job.
@@ -17,10 +23,18 @@ final class MainThreadExecutor: TaskExecutor {
     }
 
     private let queue = Mutex(Queue())
-    private let wakeUps: WakeUpPipe
+    /// A futex-backed semaphore: one system call to sleep and one to wake (a pipe
+    /// needs poll() and read() to sleep), on a path taken once per fix.
+    private let wakeUp: UnsafeMutablePointer<sem_t>
 
-    init() throws(Errno) {
-        wakeUps = try WakeUpPipe()
+    init() {
+        wakeUp = .allocate(capacity: 1)
+        sem_init(wakeUp, 0, 0)
+    }
+
+    deinit {
+        sem_destroy(wakeUp)
+        wakeUp.deallocate()
     }
 
     func enqueue(_ job: consuming ExecutorJob) {
@@ -30,13 +44,17 @@ final class MainThreadExecutor: TaskExecutor {
             defer { queue.sleeping = false }
             return queue.sleeping
         }
-        if wasSleeping { wakeUps.wake() }
+        if wasSleeping { sem_post(wakeUp) }
     }
 
     /// Makes ``run()`` return once the jobs queued so far have run.
     func stop() {
-        queue.withLock { $0.stopped = true }
-        wakeUps.wake()
+        let wasSleeping = queue.withLock { queue in
+            queue.stopped = true
+            defer { queue.sleeping = false }
+            return queue.sleeping
+        }
+        if wasSleeping { sem_post(wakeUp) }
     }
 
     /// Runs jobs on the calling thread until ``stop()``.
@@ -49,7 +67,7 @@ final class MainThreadExecutor: TaskExecutor {
             }
             if jobs.isEmpty {
                 if stopped { return }
-                wakeUps.wait(milliseconds: -1)
+                _ = retryingInterrupts { sem_wait(wakeUp) }
                 continue
             }
             for job in jobs { job.runSynchronously(on: asUnownedTaskExecutor()) }
