@@ -21,9 +21,11 @@ let package = Package(
             pkgConfig: "libgps",
             providers: [.apt(["libgps-dev"])]
         ),
-        // The library: reader thread, epochs, serial processor, AsyncSequence of fixes.
-        // Only Sources/LocTrack/GPSD imports CGPS.
-        .target(name: "LocTrack", dependencies: ["CGPS"], swiftSettings: strictSettings),
+        // glibc's GNU extensions (thread names, malloc arenas), through a commented shim.
+        .systemLibrary(name: "CGlibcExtras"),
+        // The library: reader thread, epochs, serial processor, AsyncSequence of events.
+        // Only Sources/LocTrack/GPSD imports CGPS; only Sources/LocTrack/POSIX imports CGlibcExtras.
+        .target(name: "LocTrack", dependencies: ["CGPS", "CGlibcExtras"], swiftSettings: strictSettings),
         // The command line: argument parsing, output formats, signals, exit codes.
         .target(name: "LocTrackCLI", dependencies: ["LocTrack"], swiftSettings: strictSettings),
         .executableTarget(name: "loctrack", dependencies: ["LocTrackCLI"], swiftSettings: strictSettings),

@@ -11,8 +11,10 @@ import Synchronization
 /// writer thread of its own, which writes everything queued with one `write`, so
 /// a slow or stalled reader of stdout never blocks the consumer or the cooperative pool.
 ///
-/// Buffering policy: at most ``maximumQueuedLines`` lines wait. When that many
-/// wait, the consumer waits up to ``hiccupSeconds`` for room (a reader of stdout
+/// Buffering policy: at most ``maximumQueuedBytes`` of output wait (256 KiB: about
+/// 600 JSON lines, a minute of a 10 Hz receiver; a byte bound, so memory does not
+/// depend on the format's line length). When that much waits,
+/// the consumer waits up to ``hiccupSeconds`` for room (a reader of stdout
 /// that pauses briefly loses nothing); if stdout stays blocked, loctrack stops
 /// waiting and keeps reading gpsd (a gpsd whose client stops reading drops reports
 /// silently, and the client would later print stale fixes as current): the
@@ -28,10 +30,10 @@ final class OutputWriter: Sendable {
         case failed(Int32)
     }
 
-    static let defaultMaximumQueuedLines = 10_000
+    static let defaultMaximumQueuedBytes = 256 << 10
     static let hiccupSeconds = 1.0
 
-    let maximumQueuedLines: Int
+    let maximumQueuedBytes: Int
     private let descriptor: Int32
     private let wakeUps: WakeUpPipe?
     private let state = Mutex(State())
@@ -45,7 +47,7 @@ final class OutputWriter: Sendable {
     private struct State {
         var queue: [Chunk] = []
         var queueHead = 0
-        var queuedLines = 0
+        var queuedBytes = 0
         var droppedSinceReport = 0
         /// Stdout stayed blocked past the hiccup allowance: drop instead of waiting.
         var dropping = false
@@ -61,14 +63,14 @@ final class OutputWriter: Sendable {
             defer {
                 queue.removeAll(keepingCapacity: queue.capacity <= 4096)
                 queueHead = 0
-                queuedLines = 0
+                queuedBytes = 0
             }
             return Array(queue[queueHead...])
         }
 
         mutating func dropOldest(toFit limit: Int) {
-            while queuedLines > limit, queueHead < queue.count {
-                queuedLines -= queue[queueHead].lines
+            while queuedBytes > limit, queueHead < queue.count {
+                queuedBytes -= queue[queueHead].bytes.count
                 droppedSinceReport += queue[queueHead].lines
                 queue[queueHead] = Chunk(bytes: [], lines: 0)
                 queueHead += 1
@@ -77,10 +79,10 @@ final class OutputWriter: Sendable {
     }
 
     /// - Parameter onClosed: called once when stdout's reader goes away or a write fails.
-    init(descriptor: Int32 = STDOUT_FILENO, maximumQueuedLines: Int = defaultMaximumQueuedLines,
+    init(descriptor: Int32 = STDOUT_FILENO, maximumQueuedBytes: Int = defaultMaximumQueuedBytes,
          onClosed: @escaping @Sendable () -> Void) {
         self.descriptor = descriptor
-        self.maximumQueuedLines = max(1, maximumQueuedLines)
+        self.maximumQueuedBytes = max(1, maximumQueuedBytes)
         self.onClosed = onClosed
         wakeUps = try? WakeUpPipe()
         do throws(Errno) {
@@ -95,7 +97,7 @@ final class OutputWriter: Sendable {
     /// ``hiccupSeconds`` (once per blockage). Returns false once the output is closed or failed.
     func enqueueAllowingHiccups(_ output: OutputBytes, lines: Int) async -> Bool {
         var waited = 0.0
-        while state.withLock({ !$0.dropping && $0.queuedLines >= maximumQueuedLines }) {
+        while state.withLock({ !$0.dropping && $0.queuedBytes >= maximumQueuedBytes }) {
             if waited >= Self.hiccupSeconds {
                 state.withLock { $0.dropping = true }
                 break
@@ -125,8 +127,8 @@ final class OutputWriter: Sendable {
                 return .writeDirectly
             }
             state.queue.append(Chunk(bytes: bytes, lines: lines))
-            state.queuedLines += lines
-            state.dropOldest(toFit: maximumQueuedLines)
+            state.queuedBytes += bytes.count
+            state.dropOldest(toFit: maximumQueuedBytes)
             return .queued(wake: !state.writing)
         }
         switch plan {
@@ -162,7 +164,7 @@ final class OutputWriter: Sendable {
             state.writing = false
             if !rest.isEmpty {  // stdout could not take it all at once: the writer thread waits for it
                 state.queue.insert(Chunk(bytes: rest, lines: lines), at: state.queueHead)
-                state.queuedLines += lines
+                state.queuedBytes += rest.count
             }
         }
         if !rest.isEmpty { wakeUps?.wake() }
@@ -198,7 +200,7 @@ final class OutputWriter: Sendable {
                 return (batch, dropped, state.finishing)
             }
             if dropped > 0 {
-                writeToStandardError("loctrack: output was blocked: dropped the \(dropped) oldest fixes waiting to be written (at most \(maximumQueuedLines) wait)\n")
+                writeToStandardError("loctrack: output was blocked: dropped the \(dropped) oldest fixes waiting to be written (at most \(maximumQueuedBytes / 1024) KiB wait)\n")
             }
             if !batch.isEmpty {
                 let bytes = batch.count == 1 ? batch[0].bytes : Array(batch.map(\.bytes).joined())

@@ -8,6 +8,7 @@ public enum CLI {
     /// then handled by loctrack (flush, close, exit) instead of killing it mid-write.
     public static func prepareProcess() {
         SignalWatcher.blockTerminationSignals()
+        useOneMallocArena()
     }
 
     /// Runs loctrack on the calling (main) thread, which runs its async code

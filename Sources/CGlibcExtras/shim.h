@@ -1,0 +1,24 @@
+// The GNU extensions of glibc that loctrack uses and Swift's Glibc module leaves
+// out (it is built without _GNU_SOURCE). Only Sources/LocTrack/POSIX imports
+// this module; the rest of loctrack calls the wrappers there.
+#ifndef LOCTRACK_GLIBC_EXTRAS_SHIM_H
+#define LOCTRACK_GLIBC_EXTRAS_SHIM_H
+
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <malloc.h>
+#include <pthread.h>
+
+// Names the calling thread (15 bytes are kept), as `top -H` and
+// /proc/PID/task/*/comm show it.
+static inline int loctrack_name_calling_thread(const char *name) {
+    return pthread_setname_np(pthread_self(), name);
+}
+
+// Lets every thread allocate from one malloc arena (mallopt's M_ARENA_MAX).
+static inline int loctrack_limit_malloc_arenas(int count) {
+    return mallopt(M_ARENA_MAX, count);
+}
+
+#endif
