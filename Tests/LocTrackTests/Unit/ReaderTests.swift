@@ -443,6 +443,25 @@ extension ReaderTests {
         #expect(recorder.events == [Self.connected, .fix(Reports.fix(99, time: fresh))] + Self.fixes(101...102))
     }
 
+    @Test("given a bufferingNewest(1) consumer busy with a fix when newer fixes arrive then the newest is the next it gets")
+    func bufferingNewestKeepsTheLatestForABusyConsumer() async throws {
+        let gpsd = SocketpairGPSD()
+        let session = Self.session(gpsd)
+        var latest = Recorder(session, session.fixes(bufferingPolicy: .bufferingNewest(1)).events)
+        var observer = Recorder(session)  // shows when the reader has handed fixes on
+        let peer = try await gpsd.peer()
+        try await Self.greet(peer)
+        try await peer.send((0..<4).map { Reports.tpv($0) })
+        try await observer.read { $0.fixes.count >= 4 }
+        try await latest.read { $0.fixes.count >= 1 }
+        #expect(latest.fixes == [Reports.fix(3)])
+        // It holds that fix (its iterator has not asked again) while three more arrive.
+        try await peer.send((4..<7).map { Reports.tpv($0) })
+        try await observer.read { $0.fixes.count >= 7 }
+        try await latest.read(within: .seconds(2)) { $0.fixes.count >= 2 }
+        #expect(latest.fixes == [Reports.fix(3), Reports.fix(6)])
+    }
+
     @Test("given two consumers of one session when gpsd sends fixes then both get every fix over one connection")
     func twoConsumersShareOneConnection() async throws {
         let gpsd = SocketpairGPSD()
