@@ -32,6 +32,8 @@ let package = Package(
         .testTarget(
             name: "LocTrackTests",
             dependencies: ["LocTrack", "LocTrackCLI"],
+            // gpsd captures the conformance replay reads from the source tree (Fixtures/gpsd-logs/README.md).
+            exclude: ["Fixtures"],
             swiftSettings: strictSettings
         ),
     ]

@@ -118,18 +118,20 @@ struct SerialProcessorState {
         isClosed = true
     }
 
-    /// `.bufferingNewest` and `.bufferingOldest` keep at most their limit waiting.
+    /// `.bufferingNewest` and `.bufferingOldest` keep at most their limit queued here.
+    /// Events the iterator already holds (``Subscriber/outstanding``) do not count: they
+    /// cannot be dropped, and counting them dropped everything that arrived while the
+    /// consumer handled its batch (for `.bufferingNewest(1)`, the newest fix it should get next).
     private mutating func applyBufferingPolicy(to id: UInt64) {
         guard var subscriber = subscribers[id], let limit = subscriber.options.bufferingPolicy.dropLimit else { return }
-        let excess = subscriber.waiting - limit
+        let excess = subscriber.queue.count - limit
         guard excess > 0 else { return }
-        let droppable = min(excess, subscriber.queue.count)
         if subscriber.options.bufferingPolicy.dropsOldest {
-            subscriber.queue.removeFirst(droppable)
+            subscriber.queue.removeFirst(excess)
         } else {
-            subscriber.queue.removeLast(droppable)
+            subscriber.queue.removeLast(excess)
         }
-        subscriber.dropped += droppable
+        subscriber.dropped += excess
         subscribers[id] = subscriber
     }
 
