@@ -114,7 +114,10 @@ fuzz: deps
 # conformance: loctrack's fixes must be exactly gpsd's epochs (scripts/conformance.py)
 #
 #   make conformance     release build, then every NAME.log in ../shared/gpsd-logs
-#                        (GPSD_LOGS=... to override) replayed two ways: the JSON capture
+#                        (GPSD_LOGS=... to override) replayed three ways: the JSON capture
+#                        through the library's reader in the Swift suite (a socketpair plays
+#                        gpsd: ConformanceReplayTests, which make test runs on three committed
+#                        captures), the JSON capture
 #                        through a scripted gpsd (scripts/fake_gpsd.py), and the raw log
 #                        through gpsfake into a real gpsd; prints a table per way and
 #                        fails on any difference. Artifacts: out/conformance/.
@@ -128,6 +131,8 @@ CONFORMANCE_FLAGS ?=
 
 .PHONY: conformance
 conformance: build
+	$(SWIFT) build --build-tests
+	LOCTRACK_GPSD_LOGS='$(or $(GPSD_LOGS),../shared/gpsd-logs)' $(SWIFT) test --skip-build --filter ConformanceReplay
 	LOCTRACK='$(LOCTRACK)' $(if $(GPSD_LOGS),GPSD_LOGS='$(GPSD_LOGS)') $(PYTHON) scripts/conformance.py $(CONFORMANCE_FLAGS)
 	LOCTRACK='$(LOCTRACK)' $(if $(GPSD_LOGS),GPSD_LOGS='$(GPSD_LOGS)') $(PYTHON) scripts/quirks.py
 

@@ -35,12 +35,16 @@ struct LineFramer: ~Copyable {
     ///   closed it, `.failed(errno)` on a read error.
     /// - Parameter maximumReads: stop after this many reads (the caller polls again and
     ///   can check its downstream in between); `.open` then, with data possibly left.
+    /// - Parameter overlong: called when a line outgrows ``maximumLineLength``, once
+    ///   per line, in order with the lines around it.
     mutating func drain(
-        _ socket: Int32, maximumReads: Int = .max,
+        _ socket: Int32, maximumReads: Int = .max, overlong: () -> Void = {},
         _ line: (_ text: UnsafeMutablePointer<CChar>, _ length: Int) -> Void
     ) -> ReadOutcome {
         for _ in 0..<maximumReads {
+            let overlongBefore = overlongLines
             makeRoom()
+            if overlongLines > overlongBefore { overlong() }
             let count = retryingInterrupts { read(socket, buffer.baseAddress! + end, buffer.count - end) }
             if count == 0 { return .endOfFile }
             if count < 0 {

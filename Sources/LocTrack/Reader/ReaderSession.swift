@@ -26,7 +26,6 @@ final class ReaderSession {
     private let control: ReaderControl
     private let output: ReaderOutput
     private var framer = LineFramer()
-    private var reportedOverlongLines = 0
     private var silenceReported = false
 
     init(
@@ -84,10 +83,12 @@ final class ReaderSession {
                 reportSilence()
                 continue
             }
-            let outcome = framer.drain(transport.descriptor, maximumReads: Self.readsPerWakeUp) { line, length in
+            let outcome = framer.drain(
+                transport.descriptor, maximumReads: Self.readsPerWakeUp,
+                overlong: { handler.malformed("", 0, why: "a line longer than \(LineFramer.maximumLineLength) bytes") }
+            ) { line, length in
                 handler.handle(line: line, length: length)
             }
-            noteOverlongLines()
             // A peer that talks but is not gpsd.
             if !handler.sawBanner && Monotonic.milliseconds >= bannerDeadline { return .failed(noBanner) }
             if silenceReported, let last = handler.lastFixAt, last > Monotonic.milliseconds - timings.silence.milliseconds {
@@ -127,13 +128,6 @@ final class ReaderSession {
         if silent >= timings.silence.milliseconds {
             silenceReported = true
             output.send(.status(.noFixes(seconds: Int(silent / 1000))))
-        }
-    }
-
-    private func noteOverlongLines() {
-        while reportedOverlongLines < framer.overlongLines {
-            reportedOverlongLines += 1
-            handler.malformed("", 0, why: "a line longer than \(LineFramer.maximumLineLength) bytes")
         }
     }
 }

@@ -241,8 +241,11 @@ extension ReaderTests {
         try await recorder.read { $0.fixes.count >= 4 }
         let overlong = GPSDStatus.skippedReport(reason: "a line longer than 65536 bytes", excerpt: "")
         #expect(recorder.fixes == (0..<4).map { Reports.fix($0) })
-        // Noted after the reads of a wake-up, so not necessarily between the same two fixes as the line.
-        #expect(recorder.statuses == [.connected(Self.source, release: "3.22"), overlong, overlong])
+        // In order with the fixes: each epoch is held until the next TPV (gpsd is still
+        // learning the receiver), so fix 0 comes out after the first long line, which
+        // ended after it, and fix 1 after the second.
+        let fix = { (index: Int) in GPSDEvent.fix(Reports.fix(index)) }
+        #expect(recorder.events == [Self.connected, .status(overlong), fix(0), .status(overlong), fix(1), fix(2), fix(3)])
     }
 }
 
