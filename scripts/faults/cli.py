@@ -17,7 +17,7 @@ from support.processes import cleanup_all
 
 from .device import fault_8
 from .flood import python_flood
-from .framing import fault_4, fault_5, fault_6, fault_7
+from .framing import fault_4
 from .gpsd_missing import fault_1, fault_2
 from .harness import ROOT, Context, Result, load_average, now
 from .long_run import fault_12
@@ -26,12 +26,13 @@ from .signals import fault_10
 from .stdout import fault_9
 
 
+# Faults that need no process of loctrack's (bursts: 5, overlong lines: 6, malformed
+# input: 7, and the framing, banner and reconnect cases) are Swift tests now:
+# Tests/LocTrackTests/Unit/ReaderTests.swift drives the reader through a socketpair.
 FAULTS = [
     # (id, function, title, expectation, runs alone)
     ("10", fault_10, "SIGINT/SIGTERM while streaming, waiting, gpsd dead",
      "accepted fixes written, watch closed, exit 0 (once: 130/143) within 200 ms", True),
-    ("5", fault_5, "many reports in one TCP segment",
-     "all 50 fixes of one write printed at once, before a 3 s pause ends", True),
     ("1", fault_1, "gpsd not running at start",
      "once: 69 in <=1 s, one line; stream: one line, 0.5->30 s jittered backoff, no spin, prints when gpsd appears",
      False),
@@ -46,10 +47,6 @@ FAULTS = [
      "clear error (69) or retry with backoff; never a hang or a spin", False),
     ("4", fault_4, "half a line, then nothing",
      "~0 CPU while waiting; the fix printed when its line completes", False),
-    ("6", fault_6, "lines over libgps's 20 KB buffer / over 64 KiB",
-     "detected and skipped, the stream goes on", False),
-    ("7", fault_7, "malformed input",
-     "never a fix, never a crash; reported with --verbose only", False),
     ("12", fault_12, "1,000,000 fixes from the flood emulator",
      "peak RSS flat between 100k and 1M fixes", True),
 ]
