@@ -139,9 +139,12 @@ public final class GPSDSession: Sendable {
                 return .finished
             }
             do throws(LocTrackError) {
-                let connection = try openConnection()
+                let connection = try makeConnection()
+                // Subscribed before the reader starts: a reader that fails at once (nothing
+                // listens) must find its consumer there to hand the failure to.
                 guard let id = connection.processor.add(options) else { return .finished }
                 connection.ask(for: options)
+                try connection.reader.start()
                 state.connection = connection
                 return .subscribed(connection, id, self)
             } catch {
@@ -150,7 +153,8 @@ public final class GPSDSession: Sendable {
         }
     }
 
-    private func openConnection() throws(LocTrackError) -> Connection {
+    /// A reader (not started yet) and its processor.
+    private func makeConnection() throws(LocTrackError) -> Connection {
         let control: ReaderControl
         do {
             control = try ReaderControl()
@@ -161,7 +165,6 @@ public final class GPSDSession: Sendable {
         let reader = ReaderThread(
             source: source, reconnectPolicy: reconnectPolicy, reportsSatellites: reportsSatellites,
             connector: connector, timings: timings, control: control, deliver: processor.submit)
-        try reader.start()
         return Connection(reader: reader, processor: processor)
     }
 }
