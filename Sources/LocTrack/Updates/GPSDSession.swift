@@ -139,9 +139,13 @@ public final class GPSDSession: Sendable {
                 return .finished
             }
             do throws(LocTrackError) {
-                let connection = try openConnection()
+                let connection = try makeConnection()
+                // The first consumer is in before the reader starts: what the reader sees
+                // first (gpsd's banner, a connection refused at once) has someone to go to,
+                // and a failure is thrown, not taken for the end of a closed processor.
                 guard let id = connection.processor.add(options) else { return .finished }
                 connection.ask(for: options)
+                try connection.reader.start()
                 state.connection = connection
                 return .subscribed(connection, id, self)
             } catch {
@@ -150,7 +154,8 @@ public final class GPSDSession: Sendable {
         }
     }
 
-    private func openConnection() throws(LocTrackError) -> Connection {
+    /// A reader and its processor; the reader is not started yet.
+    private func makeConnection() throws(LocTrackError) -> Connection {
         let control: ReaderControl
         do {
             control = try ReaderControl()
@@ -161,7 +166,6 @@ public final class GPSDSession: Sendable {
         let reader = ReaderThread(
             source: source, reconnectPolicy: reconnectPolicy, reportsSatellites: reportsSatellites,
             connector: connector, timings: timings, control: control, deliver: processor.submit)
-        try reader.start()
         return Connection(reader: reader, processor: processor)
     }
 }
