@@ -67,6 +67,9 @@ final class SerialProcessor: Sendable {
         waiter?.resume(returning: .end)
     }
 
+    /// Whether it takes no new consumer (its reader ended, or its last consumer left).
+    var isClosed: Bool { state.withLock { $0.isClosed } }
+
     /// How many consumers are subscribed (for tests and diagnostics).
     var subscriberCount: Int { state.withLock { $0.subscribers.count } }
 

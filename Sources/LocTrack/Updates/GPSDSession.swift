@@ -140,8 +140,9 @@ public final class GPSDSession: Sendable {
             }
             do throws(LocTrackError) {
                 let connection = try makeConnection()
-                // Subscribed before the reader starts: a reader that fails at once (nothing
-                // listens) must find its consumer there to hand the failure to.
+                // The first consumer is in before the reader starts: what the reader sees
+                // first (gpsd's banner, a connection refused at once) has someone to go to,
+                // and a failure is thrown, not taken for the end of a closed processor.
                 guard let id = connection.processor.add(options) else { return .finished }
                 connection.ask(for: options)
                 try connection.reader.start()
@@ -153,7 +154,17 @@ public final class GPSDSession: Sendable {
         }
     }
 
-    /// A reader (not started yet) and its processor.
+    /// Drops the record of a connection whose last consumer left or whose reader ended,
+    /// so a session kept between iterations holds no descriptor (its wake-up pipe).
+    fileprivate func forgetConnection(ifClosed processor: SerialProcessor) {
+        state.withLock { state in
+            if let connection = state.connection, connection.processor === processor, processor.isClosed {
+                state.connection = nil
+            }
+        }
+    }
+
+    /// A reader and its processor; the reader is not started yet.
     private func makeConnection() throws(LocTrackError) -> Connection {
         let control: ReaderControl
         do {
@@ -191,5 +202,8 @@ final class Subscription: Sendable {
         self.session = session
     }
 
-    deinit { processor.remove(id) }
+    deinit {
+        processor.remove(id)
+        session.forgetConnection(ifClosed: processor)
+    }
 }

@@ -69,7 +69,7 @@ final class OutputWriter: Sendable {
         }
 
         mutating func dropOldest(toFit limit: Int) {
-            while queuedBytes > limit, queueHead < queue.count {
+            while queuedBytes > limit, queueHead < queue.count - 1 {  // the newest chunk stays
                 queuedBytes -= queue[queueHead].bytes.count
                 droppedSinceReport += queue[queueHead].lines
                 queue[queueHead] = Chunk(bytes: [], lines: 0)
@@ -97,7 +97,10 @@ final class OutputWriter: Sendable {
     /// ``hiccupSeconds`` (once per blockage). Returns false once the output is closed or failed.
     func enqueueAllowingHiccups(_ output: OutputBytes, lines: Int) async -> Bool {
         var waited = 0.0
-        while state.withLock({ !$0.dropping && $0.queuedBytes >= maximumQueuedBytes }) {
+        // Wait while the chunk does not fit (a chunk bigger than the whole allowance is taken
+        // once the queue is empty): dropping older output to make room is for a stalled
+        // reader only, never for a batch that merely arrived while the writer was busy.
+        while state.withLock({ !$0.dropping && $0.queuedBytes > 0 && $0.queuedBytes + output.count > maximumQueuedBytes }) {
             if waited >= Self.hiccupSeconds {
                 state.withLock { $0.dropping = true }
                 break

@@ -39,7 +39,17 @@ import Synchronization
 /// gpsfake, removes gpsd's SHM export segment (gpsd 3.22 cannot remove it itself
 /// after dropping privileges, so each port would leak 24 KB of System V shared
 /// memory) and deletes the temporary directory (logs, gpsfake's control socket).
-/// ``withGPSFake(_:cycle:port:_:)`` always does this, also when the test fails.
+/// ``withGPSFake(_:cycle:port:options:_:)`` always does this, also when the test fails.
+///
+/// ## Options
+///
+/// ``Options/readsWithoutClients`` runs gpsd with `-n` (gpsfake `-n`): it opens and
+/// probes its devices at once and keeps reading them with no client, so it always
+/// has its latest fix for `?POLL` (a warm gpsd); ``waitForWatchers(_:devices:timeout:)``
+/// with a count of 0 waits for the devices. ``feedInRealTime()`` then keeps fixes
+/// flowing, each epoch when the wall clock reaches its time. ``Options/logsToFile``
+/// sends gpsd's log to a file instead of a pipe read into this process, whose
+/// memory then does not grow with it (for tests that measure this process).
 ///
 /// Start-up race: gpsfake adds its ptys through gpsd's control socket as soon as
 /// the socket file exists; under load gpsd sometimes is not listening on it yet,
@@ -55,11 +65,30 @@ final class GPSFake: Sendable {
     /// For each gpsfake prompt in order, the log it feeds: gpsfake goes round-robin
     /// over its logs, one packet per turn, and ends each log with `# EOF`.
     private let promptOrder: [Int]
+    /// For each log, how many data lines (sentences) come before each epoch, and the total last.
+    private let dataLinesBefore: [[Int]]
     private let state = Mutex(FeedState())
     private let gpsdPID: pid_t
+    /// gpsd's log, when ``Options/logsToFile``; otherwise it is gpsfake's stderr pipe.
+    private let logFile: String?
+
+    /// How gpsd runs besides the defaults.
+    struct Options: Sendable {
+        /// gpsd `-n`: read the devices from the start and while no client watches.
+        var readsWithoutClients = false
+        /// gpsd's log goes to a file, not into this process.
+        var logsToFile = false
+
+        init(readsWithoutClients: Bool = false, logsToFile: Bool = false) {
+            self.readsWithoutClients = readsWithoutClients
+            self.logsToFile = logsToFile
+        }
+    }
 
     private struct FeedState {
         var promptsReleased = 0
+        /// How many of the released prompts were each log's.
+        var promptsReleasedPerLog: [Int] = []
         var epochsReleased: [Int] = []
         var shutDown = false
     }
@@ -79,12 +108,15 @@ final class GPSFake: Sendable {
     /// - Parameters:
     ///   - cycle: gpsfake's delay before each packet (`-c`).
     ///   - port: the port for gpsd; a free one by default (a fixed one to restart gpsd where a client waits).
-    static func start(_ logs: [NMEALog], cycle: Duration = .milliseconds(5), port requestedPort: Int? = nil) async throws -> GPSFake {
+    ///   - options: a warm gpsd, gpsd's log in a file (see "Options" above).
+    static func start(
+        _ logs: [NMEALog], cycle: Duration = .milliseconds(5), port requestedPort: Int? = nil, options: Options = Options()
+    ) async throws -> GPSFake {
         precondition(!logs.isEmpty)
         var attempt = 1  // see "Start-up race" above
         while true {
             do {
-                return try await startOnce(logs, cycle: cycle, port: requestedPort)
+                return try await startOnce(logs, cycle: cycle, port: requestedPort, options: options)
             } catch let error as StartError where attempt < 3 {
                 print("GPSFake: attempt \(attempt) failed, starting again: \(error)")
                 attempt += 1
@@ -99,7 +131,7 @@ final class GPSFake: Sendable {
         let description: String
     }
 
-    private static func startOnce(_ logs: [NMEALog], cycle: Duration, port requestedPort: Int?) async throws -> GPSFake {
+    private static func startOnce(_ logs: [NMEALog], cycle: Duration, port requestedPort: Int?, options: Options) async throws -> GPSFake {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("loctrack-gpsfake-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -112,16 +144,19 @@ final class GPSFake: Sendable {
             }
             let port = try requestedPort ?? freeLoopbackPort()
             let seconds = Double(cycle.components.seconds) + Double(cycle.components.attoseconds) / 1e18
-            let arguments = ["gpsfake", "-q", "-1", "-i", "-D", "3", "-P", String(port), "-c", String(format: "%.3f", seconds)] + paths
+            let arguments = ["gpsfake", "-q", "-1", "-i", "-D", "3", "-P", String(port), "-c", String(format: "%.3f", seconds)]
+                + (options.readsWithoutClients ? ["-n"] : []) + paths
+            let logFile = options.logsToFile ? directory.appendingPathComponent("gpsd.log").path : nil
+            if let logFile { _ = FileManager.default.createFile(atPath: logFile, contents: nil) }
             let process = try ChildProcess(
                 executable: "/usr/bin/gpsfake", arguments: arguments,
                 // gpsfake puts gpsd's control socket in $TMPDIR and never removes it.
                 environment: ["TMPDIR": directory.path],
-                stdin: .pipe, stdout: .null, stderr: .pipe, newProcessGroup: true)
+                stdin: .pipe, stdout: .null, stderr: logFile.map { .file($0) } ?? .pipe, newProcessGroup: true)
             do {
                 let devices: [String]
                 do {
-                    devices = try await waitForDevices(count: logs.count, process: process)
+                    devices = try await waitForDevices(count: logs.count, process: process, logFile: logFile)
                 } catch {
                     throw StartError(description: "\(error)")
                 }
@@ -129,7 +164,8 @@ final class GPSFake: Sendable {
                 guard let gpsd = processes(inGroup: process.pid).first(where: { $0.command == "gpsd" })?.pid else {
                     throw HarnessError("no gpsd in gpsfake's process group")
                 }
-                return GPSFake(port: port, logs: logs, devices: devices, process: process, directory: directory, gpsdPID: gpsd)
+                return GPSFake(
+                    port: port, logs: logs, devices: devices, process: process, directory: directory, gpsdPID: gpsd, logFile: logFile)
             } catch {
                 process.signalGroup(SIGKILL)
                 process.reap()
@@ -142,14 +178,20 @@ final class GPSFake: Sendable {
         }
     }
 
-    private init(port: Int, logs: [NMEALog], devices: [String], process: ChildProcess, directory: URL, gpsdPID: pid_t) {
+    private init(port: Int, logs: [NMEALog], devices: [String], process: ChildProcess, directory: URL, gpsdPID: pid_t, logFile: String?) {
         self.port = port
         self.logs = logs
         self.devices = devices
         self.process = process
         self.directory = directory
         self.gpsdPID = gpsdPID
-        var remaining = logs.map { log in log.epochs.indices.reduce(1) { $0 + log.sentenceCount(ofEpoch: $1) } }
+        self.logFile = logFile
+        // Counted once: a feed late in a long log (``feedInRealTime()``) costs no more than an early one.
+        let dataLinesBefore = logs.map { log in
+            log.epochs.indices.reduce(into: [0]) { counts, epoch in counts.append(counts.last! + log.sentenceCount(ofEpoch: epoch)) }
+        }
+        self.dataLinesBefore = dataLinesBefore
+        var remaining = dataLinesBefore.map { $0.last! + 1 }  // and gpsfake's `# EOF`
         var order: [Int] = []
         while remaining.contains(where: { $0 > 0 }) {
             for index in remaining.indices where remaining[index] > 0 {
@@ -158,7 +200,10 @@ final class GPSFake: Sendable {
             }
         }
         self.promptOrder = order
-        self.state.withLock { $0.epochsReleased = Array(repeating: 0, count: logs.count) }
+        self.state.withLock {
+            $0.epochsReleased = Array(repeating: 0, count: logs.count)
+            $0.promptsReleasedPerLog = Array(repeating: 0, count: logs.count)
+        }
     }
 
     deinit {
@@ -216,12 +261,29 @@ final class GPSFake: Sendable {
             state.epochsReleased = zip(state.epochsReleased, logs).map { min($0 + count, $1.epochs.count) }
             return state.epochsReleased
         }
-        release(dataLines: zip(logs, target).map { log, epochs in (0..<epochs).reduce(0) { $0 + log.sentenceCount(ofEpoch: $1) } })
+        release(dataLines: zip(dataLinesBefore, target).map { before, epochs in before[epochs] })
     }
 
     /// Feeds every epoch of every log, but not the end of the logs: gpsd keeps the devices open.
     func feedAll() {
         feed(epochs: logs.map(\.epochs.count).max() ?? 0)
+    }
+
+    /// Keeps fixes flowing: feeds each epoch of the first log (and the same epoch of
+    /// the others) once the wall clock reaches its time, until the log ends or the
+    /// task is cancelled. With a log that starts now, gpsd's latest fix is then always
+    /// less than about a second old by its own clock: fresh for `?POLL`. Epochs whose
+    /// time has passed are fed at once.
+    func feedInRealTime() -> Task<Void, Never> {
+        let log = logs[0]
+        return Task { [self] in
+            for index in log.epochs.indices {
+                let due = Double(log.time(ofEpoch: index).seconds) - Date().timeIntervalSince1970
+                if due > 0 { try? await Task.sleep(for: .milliseconds(Int(due * 1000) + 1)) }
+                if Task.isCancelled { return }
+                feed(epochs: 1)
+            }
+        }
     }
 
     /// Feeds everything, waits until gpsd has processed each log's `# EOF` (so it
@@ -234,6 +296,7 @@ final class GPSFake: Sendable {
         let toRelease = state.withLock { state -> Int in
             defer { state.promptsReleased = promptOrder.count }
             state.epochsReleased = logs.map(\.epochs.count)
+            state.promptsReleasedPerLog = dataLinesBefore.map { $0.last! + 1 }
             return promptOrder.count - state.promptsReleased
         }
         process.writeToStdin(String(repeating: "\n", count: toRelease))
@@ -255,13 +318,13 @@ final class GPSFake: Sendable {
 
     private func release(dataLines target: [Int]) {
         let count = state.withLock { state -> Int in
-            var fed = Array(repeating: 0, count: logs.count)
-            for index in promptOrder.prefix(state.promptsReleased) { fed[index] += 1 }
+            var fed = state.promptsReleasedPerLog
             var end = state.promptsReleased
             while end < promptOrder.count, zip(fed, target).contains(where: { $0 < $1 }) {
                 fed[promptOrder[end]] += 1
                 end += 1
             }
+            state.promptsReleasedPerLog = fed
             defer { state.promptsReleased = end }
             return end - state.promptsReleased
         }
@@ -272,7 +335,20 @@ final class GPSFake: Sendable {
 
     /// gpsd's log so far (its stderr at `-D 3`), one entry per line.
     var gpsdLog: [String] {
-        (process.stderr?.text ?? "").split(separator: "\n").map(String.init)
+        Self.logText(process, logFile).split(separator: "\n").map(String.init)
+    }
+
+    /// gpsd's stderr (with gpsfake's): from the pipe, or from the file with ``Options/logsToFile``.
+    private static func logText(_ process: ChildProcess, _ logFile: String?) -> String {
+        guard let logFile else { return process.stderr?.text ?? "" }
+        return (try? String(contentsOfFile: logFile, encoding: .utf8)) ?? ""
+    }
+
+    /// The clients gpsd holds: its sockets on its port other than the listening ones,
+    /// whether the client is still there (ESTABLISHED) or gone and gpsd has not yet
+    /// closed its end (CLOSE_WAIT). What gpsd runs out of is these.
+    var gpsdClients: Int {
+        ProcessResources.tcpConnections(of: String(gpsdPID), port: port, side: .local, states: ["01", "08"])
     }
 
     /// The last 40 lines of gpsd's log, for failure messages.
@@ -347,14 +423,14 @@ final class GPSFake: Sendable {
 
     // MARK: - Start-up helpers
 
-    private static func waitForDevices(count: Int, process: ChildProcess) async throws -> [String] {
+    private static func waitForDevices(count: Int, process: ChildProcess, logFile: String?) async throws -> [String] {
         var devices: [String] = []
-        try await waitUntil(timeout: .seconds(6), "gpsfake to add \(count) device(s); \(diagnostics(process)); stderr:\n\(process.stderr?.text ?? "")") {
+        try await waitUntil(timeout: .seconds(6), "gpsfake to add \(count) device(s); \(diagnostics(process)); stderr:\n\(logText(process, logFile))") {
             if let ended = process.pollTermination() {
-                throw HarnessError("gpsfake ended (\(ended)) while starting; stderr:\n\(process.stderr?.text ?? "")")
+                throw HarnessError("gpsfake ended (\(ended)) while starting; stderr:\n\(logText(process, logFile))")
             }
             // gpsd: "gpsd:CLIENT: <= control(6): +/dev/pts/9\x0d\x0a"
-            devices = (process.stderr?.text ?? "").split(separator: "\n").compactMap { line in
+            devices = logText(process, logFile).split(separator: "\n").compactMap { line in
                 guard line.contains("<= control("), let plus = line.range(of: ": +/") else { return nil }
                 let path = line[line.index(before: plus.upperBound)...]
                 return String(path.prefix { $0 != "\\" && !$0.isWhitespace })
@@ -436,16 +512,18 @@ final class GPSFake: Sendable {
 /// Runs `body` with gpsd fed by `logs` (see ``GPSFake``); gpsfake and gpsd are
 /// always killed and cleaned up afterwards, also when `body` throws or is cancelled.
 func withGPSFake<Result>(
-    _ logs: [NMEALog], cycle: Duration = .milliseconds(5), port: Int? = nil, _ body: (GPSFake) async throws -> Result
+    _ logs: [NMEALog], cycle: Duration = .milliseconds(5), port: Int? = nil, options: GPSFake.Options = GPSFake.Options(),
+    _ body: (GPSFake) async throws -> Result
 ) async throws -> Result {
-    let fake = try await GPSFake.start(logs, cycle: cycle, port: port)
+    let fake = try await GPSFake.start(logs, cycle: cycle, port: port, options: options)
     defer { fake.shutdown() }
     return try await body(fake)
 }
 
 /// Runs `body` with gpsd fed by one log.
 func withGPSFake<Result>(
-    _ log: NMEALog, cycle: Duration = .milliseconds(5), port: Int? = nil, _ body: (GPSFake) async throws -> Result
+    _ log: NMEALog, cycle: Duration = .milliseconds(5), port: Int? = nil, options: GPSFake.Options = GPSFake.Options(),
+    _ body: (GPSFake) async throws -> Result
 ) async throws -> Result {
-    try await withGPSFake([log], cycle: cycle, port: port, body)
+    try await withGPSFake([log], cycle: cycle, port: port, options: options, body)
 }

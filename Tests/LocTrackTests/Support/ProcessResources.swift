@@ -1,0 +1,142 @@
+import Foundation
+import Glibc
+
+/// What this process holds, from /proc/self: threads, descriptors, anonymous memory,
+/// and TCP connections. For lifetime tests: take one before, one after, compare.
+///
+/// The counts are process-wide: they mean something only while no other test runs
+/// (the end-to-end suite is serialized, and the unit suites start no threads).
+///
+/// libdispatch's worker threads (Swift's cooperative pool and its overcommit
+/// threads) are counted apart: its pool starts and retires them on its own
+/// schedule (an idle worker exits after a few seconds, measured here mid-test), so
+/// ``matches(_:)`` compares every other thread.
+struct ProcessResources: CustomStringConvertible {
+    /// Entries of /proc/self/task.
+    let threads: Int
+    /// Of those, libdispatch's workers (named after their queues: `…-qos`, `…-qos.overcommit`).
+    let dispatchWorkers: Int
+    /// Threads that loctrack started: its readers (`loctrack-gpsd`) and connectors (`loctrack-connect`).
+    let loctrackThreads: Int
+    /// Entries of /proc/self/fd (the directory's own descriptor included, every time).
+    let descriptors: Int
+
+    static var now: ProcessResources {
+        let names = threadNames
+        return ProcessResources(
+            threads: names.count,
+            dispatchWorkers: names.filter(isDispatchWorker).count,
+            loctrackThreads: names.filter { $0.hasPrefix("loctrack-") }.count,
+            descriptors: (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1)
+    }
+
+    /// How many reader threads (`loctrack-gpsd`) run now.
+    static var readerThreads: Int { threadNames.filter { $0 == "loctrack-gpsd" }.count }
+
+    /// Threads other than libdispatch's workers.
+    var otherThreads: Int { threads - dispatchWorkers }
+
+    /// The same threads (apart from libdispatch's workers), loctrack threads and descriptors.
+    func matches(_ other: ProcessResources) -> Bool {
+        otherThreads == other.otherThreads && loctrackThreads == other.loctrackThreads && descriptors == other.descriptors
+    }
+
+    var description: String {
+        "\(threads) threads (\(dispatchWorkers) libdispatch workers, \(loctrackThreads) loctrack-*), \(descriptors) descriptors"
+    }
+
+    static func isDispatchWorker(_ name: String) -> Bool {
+        name.contains("qos") || name.hasPrefix("com.apple") || name.hasPrefix("dispatch")
+    }
+
+    /// Waits up to `timeout` for the counts to match `baseline` (readers and connectors
+    /// end asynchronously, within milliseconds of their last consumer), and returns the
+    /// last reading: one that matches `baseline` unless they did not come back in time.
+    static func waitToReturn(to baseline: ProcessResources, timeout: Duration = .seconds(2)) async -> ProcessResources {
+        let deadline = ContinuousClock.now + timeout
+        var current = now
+        while !current.matches(baseline) && ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(10))
+            current = now
+        }
+        return current
+    }
+
+    /// The reading once no loctrack thread runs (waiting up to `timeout`): a baseline.
+    static func settled(timeout: Duration = .seconds(2)) async -> ProcessResources {
+        let deadline = ContinuousClock.now + timeout
+        while now.loctrackThreads > 0 && ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return now
+    }
+
+    /// The name (`comm`) of every thread of this process.
+    static var threadNames: [String] {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+        return tasks.map { task in
+            ((try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8)) ?? "?")
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+    }
+
+    /// What each descriptor of this process refers to (`socket:[…]`, `pipe:[…]`, paths).
+    static var descriptorTargets: [String] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        return entries.compactMap { try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)") }
+    }
+
+    /// `RssAnon` from /proc/self/status, in kB: the anonymous memory resident (heap, stacks).
+    ///
+    /// - Parameter trimmingFirst: `malloc_trim(0)` first, which hands the free memory
+    ///   of every malloc arena back to the kernel: what remains is what is allocated
+    ///   (and the pages it fragments), not what malloc keeps for later.
+    static func anonymousMemoryKB(trimmingFirst: Bool = false) -> Int {
+        if trimmingFirst { _ = mallocTrim(0) }
+        let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+        for line in status.split(separator: "\n") where line.hasPrefix("RssAnon:") {
+            return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") ?? -1
+        }
+        return -1
+    }
+
+    /// TCP connections on `port` held by process `pid` (this one by default), from
+    /// /proc/net/tcp and tcp6: the entries whose local (`side: .local`) or remote port
+    /// is `port`, in one of `states` (hex, as the kernel writes them: 01 ESTABLISHED,
+    /// 08 CLOSE_WAIT, 0A LISTEN), whose socket inode is one of the process's descriptors.
+    static func tcpConnections(of pid: String = "self", port: Int, side: Side, states: Set<String>) -> Int {
+        let directory = "/proc/\(pid)/fd"
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        let sockets = Set(entries.compactMap { entry -> String? in
+            guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "\(directory)/\(entry)"),
+                  target.hasPrefix("socket:[") else { return nil }
+            return String(target.dropFirst("socket:[".count).dropLast())
+        })
+        var count = 0
+        for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
+            let text = (try? String(contentsOfFile: table, encoding: .utf8)) ?? ""
+            // sl local_address rem_address st tx_queue:rx_queue tr:tm->when retrnsmt uid timeout inode
+            for line in text.split(separator: "\n").dropFirst() {
+                let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+                guard fields.count > 9 else { continue }
+                let address = fields[side == .local ? 1 : 2]
+                guard let colon = address.lastIndex(of: ":"), Int(address[address.index(after: colon)...], radix: 16) == port,
+                      states.contains(String(fields[3])), sockets.contains(String(fields[9]))
+                else { continue }
+                count += 1
+            }
+        }
+        return count
+    }
+
+    enum Side { case local, remote }
+
+    /// This process's ESTABLISHED connections to `port`.
+    static func establishedConnections(toPort port: Int) -> Int {
+        tcpConnections(port: port, side: .remote, states: ["01"])
+    }
+}
+
+// glibc's malloc_trim is not in Swift's Glibc module.
+private typealias MallocTrim = @convention(c) (Int) -> Int32
+private let mallocTrim: MallocTrim = unsafeBitCast(dlsym(nil, "malloc_trim")!, to: MallocTrim.self)
