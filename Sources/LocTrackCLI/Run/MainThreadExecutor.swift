@@ -10,7 +10,7 @@ import Synchronization
 /// on this one thread: a fix costs two wake-ups, the reader thread's and this
 /// one's, and a quiet watch costs none.
 ///
-/// `@unchecked Sendable` at a C boundary: the semaphore is a glibc `sem_t` behind a
+/// Unchecked sendability, at a C boundary: the semaphore is a glibc `sem_t` behind a
 /// pointer, which Swift cannot see as Sendable; `sem_post` and `sem_wait` are
 /// thread-safe by POSIX, the pointer never changes, and it is freed in `deinit`,
 /// when no thread can use the executor any more. The job queue is behind a Mutex.
