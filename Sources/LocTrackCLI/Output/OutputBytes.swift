@@ -9,7 +9,6 @@ import LocTrack
 struct OutputBytes {
     private(set) var bytes: [UInt8] = []
 
-    var isEmpty: Bool { bytes.isEmpty }
     var count: Int { bytes.count }
 
     init(reservingCapacity capacity: Int = 0) {
