@@ -69,6 +69,9 @@ def options():
     parser.add_argument("--warm-seconds", type=float, default=2)
     parser.add_argument("--idle-seconds", type=float, default=10)
     parser.add_argument("--once-rounds", type=int, default=None, help="default: --rounds, at least 5")
+    parser.add_argument("--once-warm-rounds", type=int, default=None,
+                        help="default: --once-rounds, at least 15 (a warm once takes milliseconds, so its "
+                             "median needs more rounds than the driver's spawn jitter)")
     parser.add_argument("--once-max-age", type=float, default=2, help="loctrack once --max-age")
     parser.add_argument("--rates", default="1,10")
     parser.add_argument("--only", default="flood,steady,once,long", help="any of " + ", ".join(PARTS) +
@@ -92,9 +95,11 @@ def options():
         opts.idle_seconds = 1
         opts.rates = "10"
         opts.once_rounds = opts.once_rounds or 1
+        opts.once_warm_rounds = opts.once_warm_rounds or 1
     opts.rates = [float(r) for r in opts.rates.split(",") if r]
     opts.rates = [int(r) if r.is_integer() else r for r in opts.rates]
     opts.once_rounds = opts.once_rounds or max(opts.rounds, 5)
+    opts.once_warm_rounds = opts.once_warm_rounds or max(opts.once_rounds, 15)
     opts.flood_timeout = 120 + opts.flood_epochs / 1000
     opts.long_timeout = 120 + opts.long_epochs / 2000
     opts.once_cold_timeout = 40

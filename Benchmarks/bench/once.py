@@ -96,7 +96,7 @@ def keep(figures: dict, ok: bool, result):
 
 def run_once_warm(opts, clients: dict, workdir: str):
     names = [n for n in WARM if n in clients]
-    log(f"== once, warm gpsd (device open, a fix, gpspipe -w attached): {opts.once_rounds} rounds")
+    log(f"== once, warm gpsd (device open, a fix, gpspipe -w attached): {opts.once_warm_rounds} rounds")
     try:
         with LiveGpsd(workdir) as gpsd:
             watcher_out = os.path.join(workdir, "watcher.jsonl")
@@ -124,7 +124,7 @@ def warm_rounds(opts, clients, names, gpsd, watcher_out, workdir):
     time.sleep(2.5)  # a few epochs more: gpsd knows the receiver's cycle
     results = {name: {"ms": [], "ages": []} for name in names}
     jitter = random.Random(2947)
-    for r in range(opts.once_rounds):
+    for r in range(opts.once_warm_rounds):
         offset_ns = int(jitter.uniform(0, 1) * 1e9)
         for name in rotate(names, r):
             at = PtyFeeder.next_epoch_ns(time.monotonic_ns() + 10_000_000) + offset_ns

@@ -197,7 +197,7 @@ def report(opts, clients, floods, steady, warm, cold, long) -> str:
            f"- date: {now}",
            f"- machine: {machine_info()}",
            f"- tools: {tool_versions(clients)}",
-           f"- rounds: {opts.rounds} ({opts.once_rounds} for `once`; the clients alternate order round by round); "
+           f"- rounds: {opts.rounds} ({opts.once_rounds} for `once` on a cold gpsd, {opts.once_warm_rounds} on a warm one; the clients alternate order round by round); "
            "ratios are loctrack / C client, per round, then the median; differences likewise",
            f"- loctrack: {opts.loctrack}, built {built_at(opts.loctrack)} (source tree at the start of the run: "
            f"{opts.revision})",
