@@ -60,11 +60,7 @@ extension EndToEndTests {
         @Test("given a warm gpsd when 1,000 sessions are opened, iterated to their first event, polled fix or live fix, and ended then this process's threads, descriptors and connections and gpsd's clients return to where they started, and anonymous memory grows by less than 1.5 MB", .timeLimit(.minutes(2)))
         func thousandSessions() async throws {
             // Times from now on, fed as the clock reaches them: gpsd's latest fix is fresh for ?POLL.
-            let log = NMEALog.walk(epochs: 600, start: Timestamp(seconds: Int64(Date().timeIntervalSince1970)))
-            try await withGPSFake(log, options: .init(readsWithoutClients: true, logsToFile: true)) { fake in
-                try await fake.waitForWatchers(0)
-                let feeder = fake.feedInRealTime()
-                defer { feeder.cancel() }
+            try await withWarmGPSD { fake, log in
                 let source = fake.source
                 let device = fake.devices[0]
 
@@ -175,11 +171,7 @@ extension EndToEndTests {
         // 20 at a time, 16 banners missed in 3,000 sessions 30 at a time.
         @Test("given sessions starting 20 at a time when gpsd is there or the port is closed then every first event is gpsd's banner and every refused connection is thrown, never a silent end", .timeLimit(.minutes(1)))
         func everyIterationStartsWithTheBannerOrThrows() async throws {
-            let log = NMEALog.walk(epochs: 600, start: Timestamp(seconds: Int64(Date().timeIntervalSince1970)))
-            try await withGPSFake(log, options: .init(readsWithoutClients: true, logsToFile: true)) { fake in
-                try await fake.waitForWatchers(0)
-                let feeder = fake.feedInRealTime()
-                defer { feeder.cancel() }
+            try await withWarmGPSD { fake, log in
                 let source = fake.source
                 let closed = GPSDSource(host: "127.0.0.1", port: String(try GPSFake.freeLoopbackPort()))
                 let outcomes = Tally()
@@ -424,5 +416,17 @@ private func warmUpConcurrency() async {
         for _ in 0..<(4 * ProcessInfo.processInfo.activeProcessorCount) {
             group.addTask { usleep(20_000) }
         }
+    }
+}
+
+/// A warm gpsd (`-n`, its debug log in a file) fed a walk in real time from now on,
+/// so its latest fix is fresh for `?POLL` whenever a session asks.
+func withWarmGPSD(_ body: (GPSFake, NMEALog) async throws -> Void) async throws {
+    let log = NMEALog.walk(epochs: 600, start: Timestamp(seconds: Int64(Date().timeIntervalSince1970)))
+    try await withGPSFake(log, options: .init(readsWithoutClients: true, logsToFile: true)) { fake in
+        try await fake.waitForWatchers(0)
+        let feeder = fake.feedInRealTime()
+        defer { feeder.cancel() }
+        try await body(fake, log)
     }
 }
