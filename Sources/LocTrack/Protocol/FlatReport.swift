@@ -16,13 +16,15 @@ enum FlatReport {
     ///   parser, which looped forever on one of loctrack's fuzz inputs).
     static func flatten(_ line: UnsafeMutablePointer<CChar>, length: Int) -> Int? {
         guard let flatLength = removeNestedMembers(line, length: length) else { return nil }
-        let classKey = Array("\"class\"".utf8)
+        let classKey = Self.classKey
         let bytes = UnsafeRawBufferPointer(start: line, count: flatLength)
         guard let first = ByteSearch.offset(after: classKey, in: bytes),
               ByteSearch.offset(after: classKey, in: UnsafeRawBufferPointer(rebasing: bytes[first...])) == nil
         else { return nil }
         return flatLength
     }
+
+    private static let classKey = Array("\"class\"".utf8)
 
     private static func removeNestedMembers(_ line: UnsafeMutablePointer<CChar>, length: Int) -> Int? {
         var scanner = Scanner(line: line, length: length)

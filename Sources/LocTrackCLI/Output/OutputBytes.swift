@@ -20,30 +20,33 @@ struct OutputBytes {
     }
 
     mutating func append(_ text: String) {
-        bytes.append(contentsOf: text.utf8)
+        // A native String's UTF-8 is contiguous: one copy instead of a generic append.
+        if text.utf8.withContiguousStorageIfAvailable({ bytes.append(contentsOf: $0) }) == nil {
+            bytes.append(contentsOf: text.utf8)
+        }
     }
 
     mutating func append(byte: UInt8) {
         bytes.append(byte)
     }
 
-    /// A non-negative integer in decimal, at least `width` digits (zero-padded).
+    /// A non-negative integer in decimal, at least `width` digits (zero-padded, at most 20).
     mutating func append(_ value: UInt64, width: Int = 1) {
-        var count = 1
-        var power: UInt64 = 10
-        while count < 20 && value >= power {
-            count += 1
-            power = power &* 10
-        }
-        count = max(count, width)
-        let start = bytes.count
-        bytes.append(contentsOf: repeatElement(0x30, count: count))
-        var rest = value
-        var index = start + count
-        while rest > 0 {
-            index -= 1
-            bytes[index] = 0x30 + UInt8(truncatingIfNeeded: rest % 10)
-            rest /= 10
+        // Digits are written backwards into a small buffer and appended with one copy:
+        // generic appends (repeatElement, slices) cost more than the digits themselves.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var rest = value
+            var index = digits.count
+            repeat {
+                index -= 1
+                digits[index] = 0x30 + UInt8(truncatingIfNeeded: rest % 10)
+                rest /= 10
+            } while rest > 0
+            while digits.count - index < width && index > 0 {
+                index -= 1
+                digits[index] = 0x30
+            }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: digits[index...]))
         }
     }
 
