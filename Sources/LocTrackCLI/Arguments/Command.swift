@@ -4,6 +4,8 @@ public import LocTrack
 public enum Command: Equatable, Sendable {
     case stream(StreamOptions)
     case once(OnceOptions)
+    /// `loctrack monitor …`: persistent geofences.
+    case monitor(MonitorCommand)
     /// `loctrack help [COMMAND]`, `--help`, `-h`: print help for `topic` (nil: overview).
     case help(topic: HelpTopic)
     case version
@@ -79,6 +81,8 @@ public enum Command: Equatable, Sendable {
             self = try Self.parseStream(remaining)
         case "once":
             self = try Self.parseOnce(remaining)
+        case "monitor":
+            self = try MonitorCommand.parse(remaining)
         case "help":
             guard let name = remaining.popFirst() else {
                 self = .help(topic: .overview)
@@ -160,7 +164,7 @@ public enum Command: Equatable, Sendable {
         return .once(options)
     }
 
-    private static func source(_ text: String) throws(UsageError) -> GPSDSource {
+    static func source(_ text: String) throws(UsageError) -> GPSDSource {
         do {
             return try GPSDSource(parsing: text)
         } catch {
@@ -174,5 +178,6 @@ public enum HelpTopic: String, Equatable, Sendable {
     case overview
     case stream
     case once
+    case monitor
     case help
 }

@@ -9,11 +9,17 @@ public enum UsageError: Error, Equatable, Sendable, CustomStringConvertible {
     case invalidValue(String, option: String, expected: String)
     case unexpectedArgument(String, command: String)
     case invalidSource(String)
+    case missingSubcommand(command: String)
+    case unknownSubcommand(String, command: String)
+    case missingIdentifier(command: String)
+    /// `monitor add` without `--circle` or `--geojson`.
+    case missingRegion
+    case conflictingOptions(String, String)
 
     public var description: String {
         switch self {
         case .missingCommand:
-            "missing command (stream or once); try 'loctrack --help'"
+            "missing command (stream, once or monitor); try 'loctrack --help'"
         case .unknownCommand(let name):
             "unknown command '\(name)'; try 'loctrack --help'"
         case .unknownOption(let option, let command?):
@@ -30,6 +36,16 @@ public enum UsageError: Error, Equatable, Sendable, CustomStringConvertible {
             "unexpected argument '\(argument)' for '\(command)'; try 'loctrack help \(command)'"
         case .invalidSource(let reason):
             "invalid source \(reason); expected [host][:port[:device]]"
+        case .missingSubcommand(let command):
+            "'\(command)' needs a subcommand (add, remove, list or run); try 'loctrack help \(command)'"
+        case .unknownSubcommand(let name, let command):
+            "unknown subcommand '\(name)' for '\(command)' (add, remove, list or run); try 'loctrack help \(command)'"
+        case .missingIdentifier(let command):
+            "'\(command)' needs a condition id"
+        case .missingRegion:
+            "'monitor add' needs a region: --circle LAT,LON,RADIUS or --geojson FILE"
+        case .conflictingOptions(let first, let second):
+            "\(first) and \(second) cannot be used together"
         }
     }
 }

@@ -49,6 +49,14 @@ public enum CLI {
             return await StreamCommand(options: options, output: output).run()
         case .once(let options):
             return await OnceCommand(options: options, output: output).run()
+        case .monitor(.add(let options)):
+            return await MonitorAddCommand(options: options).run()
+        case .monitor(.remove(let identifier, let name)):
+            return await MonitorRemoveCommand(identifier: identifier, name: name).run()
+        case .monitor(.list(let name, let format)):
+            return await MonitorListCommand(name: name, format: format, output: output).run()
+        case .monitor(.run(let options)):
+            return await MonitorRunCommand(options: options, output: output).run()
         }
     }
 

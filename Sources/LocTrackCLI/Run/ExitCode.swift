@@ -6,10 +6,15 @@ public enum ExitCode: Int32, Sendable {
     case usage = 64
     /// gpsd is unreachable, is not gpsd, refused the watch, or went away (EX_UNAVAILABLE).
     case unavailable = 69
-    /// Writing the output failed for a reason other than a closed pipe (EX_IOERR).
+    /// Writing the output, or a monitor's state file, failed for a reason other than a
+    /// closed pipe (EX_IOERR).
     case outputFailed = 74
-    /// `once` found no acceptable fix before `--timeout` (EX_TEMPFAIL).
-    case noFixInTime = 75
+    /// Try again later (EX_TEMPFAIL): `once` found no acceptable fix before `--timeout`,
+    /// or another process is running the same monitor.
+    case temporaryFailure = 75
+
+    /// `once` found no acceptable fix before `--timeout`.
+    static let noFixInTime = ExitCode.temporaryFailure
     /// `once` was interrupted by SIGINT before it had a fix (128 + 2, as shells report it).
     case interrupted = 130
     /// `once` was stopped by SIGTERM before it had a fix (128 + 15).

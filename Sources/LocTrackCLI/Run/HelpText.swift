@@ -6,6 +6,7 @@ enum HelpText {
         case .overview, .help: overview
         case .stream: stream
         case .once: once
+        case .monitor: monitor
         }
     }
 
@@ -16,12 +17,14 @@ enum HelpText {
           loctrack stream [--min-accuracy METERS] [--min-distance METERS] [--interval SECONDS]
                           [--count N] [--duration SECONDS] [--format FORMAT] [--no-reconnect] [--verbose] [SOURCE]
           loctrack once   [--min-accuracy METERS] [--timeout SECONDS] [--max-age SECONDS] [--format FORMAT] [--verbose] [SOURCE]
+          loctrack monitor add|remove|list|run …   (see 'loctrack help monitor')
           loctrack help [COMMAND]
           loctrack --version | -V
 
         Commands:
           stream   print every fix as it arrives, until interrupted
           once     wait for one good fix, print it, exit
+          monitor  named, persistent geofences: enter/leave events that do not flap
 
         SOURCE is [host][:port[:device]] as for gpsd's own clients
         (default localhost:2947; [::1] for IPv6; empty parts mean the defaults).
@@ -30,9 +33,10 @@ enum HelpText {
         per fix), csv, gpx (a GPX 1.1 track) or geojson (a GeoJSON Feature per line).
         The default is json when stdout is a pipe or file, text on a terminal.
 
-        Exit codes: 0 ok, 64 usage, 69 gpsd unavailable or refused the request,
-        74 output failed, 75 no fix before --timeout, 130/143 'once' interrupted
-        by SIGINT/SIGTERM (or a second signal while 'stream' finishes).
+        Exit codes: 0 ok, 64 usage, 65 corrupt monitor state, 69 gpsd unavailable or
+        refused the request, 74 output or state file failed, 75 no fix before --timeout
+        or the monitor already running, 130/143 'once' interrupted by SIGINT/SIGTERM
+        (or a second signal while 'stream' finishes).
         See 'man loctrack' and docs/.
 
         """
@@ -87,6 +91,48 @@ enum HelpText {
 
         Example:
           fix=$(loctrack once --min-accuracy 50 --timeout 60) || echo "no fix"
+
+        """
+
+    static let monitor = """
+        Usage:
+          loctrack monitor add ID --circle LAT,LON,RADIUS [--name NAME] [--assume inside|outside]
+          loctrack monitor add [ID] --geojson FILE [--name NAME] [--assume inside|outside]
+          loctrack monitor remove ID [--name NAME]
+          loctrack monitor list [--name NAME] [--format json|text]
+          loctrack monitor run [--name NAME] [--format json|text|owntracks] [--dwell SECONDS]
+                               [--no-reconnect] [--verbose] [SOURCE]
+
+        A monitor is a named set of regions (circles, GeoJSON polygons) kept in
+        $XDG_STATE_HOME/loctrack/NAME.monitor.json (~/.local/state/loctrack/). 'run'
+        prints one line per event until SIGINT/SIGTERM (exit 0): a region becomes
+        satisfied when a fix's whole error circle (gpsd's eph) is inside it, and
+        unsatisfied when the error circle is outside it by a margin (the larger of
+        10 m and 10% of its size), so a receiver standing on the boundary does not
+        flap. Fixes without eph, or with an error circle larger than the region,
+        decide nothing ("accuracyLimited", reported once). States survive restarts;
+        'add' and 'remove' from another terminal reach a running monitor within 2 s.
+
+        Options:
+          --name NAME            the monitor (default: default)
+          --circle LAT,LON,R     a circle of R metres around LAT,LON (degrees)
+          --geojson FILE         a Feature or FeatureCollection of Polygons and
+                                 MultiPolygons (ids from properties.id); - is stdin
+          --assume inside|outside  the state until a fix decides (default unknown:
+                                 the first decision is then an event)
+          --format FORMAT        run: json (one EVENT object per line), text, or
+                                 owntracks (transition messages); list: json or text
+                                 (default: text on a terminal, else json)
+          --dwell SECONDS        report a new state only after it held SECONDS of
+                                 receiver time
+          --no-reconnect         exit 69 when gpsd is unavailable or goes away
+          -v, --verbose          report every connection event on stderr
+          -h, --help             this help
+
+        Examples:
+          loctrack monitor add home --circle 52.5163,13.3777,80
+          loctrack monitor add --geojson zones.geojson
+          loctrack monitor run --format json | jq -c 'select(.state == "satisfied")'
 
         """
 }

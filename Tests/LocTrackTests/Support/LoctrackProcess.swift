@@ -35,7 +35,10 @@ enum LoctrackProcess {
     }
 
     /// Starts loctrack with `arguments` (without the program name).
-    static func start(_ arguments: [String], stdout: Stdout = .pipe) throws -> ChildProcess {
+    /// - Parameter environment: additions to this process's environment (e.g. `XDG_STATE_HOME`).
+    static func start(
+        _ arguments: [String], stdout: Stdout = .pipe, environment: [String: String] = [:]
+    ) throws -> ChildProcess {
         let path = executablePath
         guard FileManager.default.isExecutableFile(atPath: path) else {
             throw HarnessError("loctrack is not built at \(path): run `swift build` first")
@@ -50,8 +53,8 @@ enum LoctrackProcess {
         case .file(let file): output = .file(file)
         }
         return try ChildProcess(
-            executable: path, arguments: [path] + arguments, stdin: .null, stdout: output, stderr: .pipe,
-            closeStdoutAfterLines: closeAfter)
+            executable: path, arguments: [path] + arguments, environment: environment, stdin: .null, stdout: output,
+            stderr: .pipe, closeStdoutAfterLines: closeAfter)
     }
 
     /// A signal sent to loctrack while it runs.
@@ -66,9 +69,10 @@ enum LoctrackProcess {
     ///
     /// - Parameter interrupt: a signal to send on the way, e.g. `.afterLines(3, signal: SIGINT)`.
     static func run(
-        _ arguments: [String], stdout: Stdout = .pipe, interrupt: Interruption? = nil, timeLimit: Duration = .seconds(20)
+        _ arguments: [String], stdout: Stdout = .pipe, environment: [String: String] = [:],
+        interrupt: Interruption? = nil, timeLimit: Duration = .seconds(20)
     ) async throws -> LoctrackResult {
-        let process = try start(arguments, stdout: stdout)
+        let process = try start(arguments, stdout: stdout, environment: environment)
         switch interrupt {
         case .afterLines(let count, let signal):
             // If loctrack ends before that, result() reports what it did.

@@ -49,4 +49,6 @@ public struct GeofenceRecord: Sendable, Hashable {
     public let state: GeofenceState
     /// The last event reported for this condition, if any.
     public let lastEvent: GeofenceEvent?
+    /// When the condition was added (wall clock, whole seconds), if known.
+    public let added: Timestamp?
 }

@@ -22,8 +22,12 @@ package struct MonitorSnapshot: Sendable, Hashable {
     }
 
     /// Adds `condition`, replacing one with the same identifier (which then starts over).
-    package mutating func add(_ condition: GeofenceCondition, identifier: String, assuming state: GeofenceState) {
-        let added = MonitoredCondition(identifier: identifier, serial: nextSerial, condition: condition, state: state)
+    /// - Parameter time: when it was added (the wall clock: OwnTracks names regions by it).
+    package mutating func add(
+        _ condition: GeofenceCondition, identifier: String, assuming state: GeofenceState, at time: Timestamp? = nil
+    ) {
+        let added = MonitoredCondition(
+            identifier: identifier, serial: nextSerial, condition: condition, state: state, added: time)
         nextSerial += 1
         if let index = conditions.firstIndex(where: { $0.identifier == identifier }) {
             conditions[index] = added
@@ -54,11 +58,15 @@ package struct MonitoredCondition: Sendable, Hashable {
     package var pending: PendingChange?
     /// An `accuracyLimited` event was reported and no fix could decide since.
     package var accuracyLimitReported: Bool
+    /// When it was added (wall clock), if known.
+    package var added: Timestamp?
 
     package init(
         identifier: String, serial: Int, condition: GeofenceCondition, state: GeofenceState,
-        lastEvent: GeofenceEvent? = nil, pending: PendingChange? = nil, accuracyLimitReported: Bool = false
+        lastEvent: GeofenceEvent? = nil, pending: PendingChange? = nil, accuracyLimitReported: Bool = false,
+        added: Timestamp? = nil
     ) {
+        self.added = added
         self.identifier = identifier
         self.serial = serial
         self.condition = condition
@@ -70,7 +78,7 @@ package struct MonitoredCondition: Sendable, Hashable {
 
     /// The record ``GeofenceMonitor/record(for:)`` returns.
     var record: GeofenceRecord {
-        GeofenceRecord(identifier: identifier, condition: condition, state: state, lastEvent: lastEvent)
+        GeofenceRecord(identifier: identifier, condition: condition, state: state, lastEvent: lastEvent, added: added)
     }
 }
 

@@ -1,0 +1,182 @@
+import Glibc
+import Synchronization
+
+/// Named, persistent geofences decided from gpsd's fixes: CoreLocation's `CLMonitor`, for gpsd.
+///
+/// A monitor holds conditions (circles and polygons) under identifiers and reports
+/// ``GeofenceEvent``s as each becomes satisfied or unsatisfied. It decides from each
+/// fix's own error estimate with a hysteresis margin, so a receiver standing on a
+/// boundary does not flap (docs/monitor.md gives the rules). Its conditions and states
+/// live in a state file (``MonitorStore``), shared with other processes that add and
+/// remove conditions, and restored after a restart or a crash.
+///
+/// ```swift
+/// let monitor = try GeofenceMonitor(named: "car")
+/// try await monitor.add(.circle(center: home, radius: 50), identifier: "home")
+/// for try await event in try await monitor.events(from: GPSDSession()) {
+///     print(event.identifier, event.state)
+/// }
+/// ```
+public actor GeofenceMonitor {
+    /// The monitor's name: its state file is `<name>.monitor.json`.
+    public nonisolated let name: String
+    private let store: MonitorStore
+    private var engine: GeofenceEngine
+    /// The engine revision the state file holds.
+    private var persistedRevision: Int
+    /// The state file as last read or written: another process changed it when it differs.
+    private var knownSignature: FileSignature?
+    private var lastSignatureCheck = Int64.min
+    /// `unmonitored` events from merges, delivered with the next batch's events.
+    private var undelivered: [GeofenceEvent] = []
+    private var runLock: RunLock?
+
+    /// How often (monotonic time) a running monitor looks for `add` and `remove` from elsewhere.
+    static let stateFileCheckMilliseconds: Int64 = 1000
+
+    /// State files open in this process (by path): at most one monitor each.
+    private static let openPaths = Mutex<Set<String>>([])
+
+    /// Opens the monitor `name`, reading its state file.
+    /// - Parameters:
+    ///   - directory: where its state file is; default `$XDG_STATE_HOME/loctrack`
+    ///     (`~/.local/state/loctrack`).
+    ///   - dwell: how long (receiver time) a new state must hold before it is reported.
+    /// - Throws: ``GeofenceError`` for an invalid name, a monitor already open in this
+    ///   process, or a state file that cannot be read (a corrupt one is left untouched).
+    public init(named name: String, directory: String? = nil, dwell: Duration = .zero) throws(GeofenceError) {
+        let store = try MonitorStore(name: name, directory: directory)
+        let claimed = Self.openPaths.withLock { $0.insert(store.statePath).inserted }
+        guard claimed else { throw .alreadyOpen(name) }
+        let snapshot: MonitorSnapshot
+        do {
+            snapshot = try store.read()
+        } catch {
+            _ = Self.openPaths.withLock { $0.remove(store.statePath) }
+            throw error
+        }
+        self.name = name
+        self.store = store
+        engine = GeofenceEngine(snapshot: snapshot, rules: GeofenceRules(dwellSeconds: dwell.seconds))
+        persistedRevision = engine.revision
+        knownSignature = store.signature()
+    }
+
+    deinit {
+        _ = Self.openPaths.withLock { $0.remove(store.statePath) }
+    }
+
+    // MARK: Conditions
+
+    /// Monitors `condition` as `identifier`, replacing a condition with that identifier.
+    /// - Parameter state: the state to assume until a fix decides (default unknown: the
+    ///   first decision is then an event).
+    public func add(_ condition: GeofenceCondition, identifier: String, assuming state: GeofenceState = .unknown)
+        throws(GeofenceError)
+    {
+        try add([(identifier, condition)], assuming: state)
+    }
+
+    /// Adds several conditions in one write of the state file: all of them, or none.
+    public func add(_ conditions: [(identifier: String, condition: GeofenceCondition)], assuming state: GeofenceState = .unknown)
+        throws(GeofenceError)
+    {
+        for (identifier, _) in conditions { try Self.validate(identifier: identifier) }
+        let assumed: GeofenceState = state == .unmonitored ? .unknown : state
+        let now = Timestamp(seconds: Int64(time(nil)))
+        try synchronize { snapshot throws(GeofenceError) in
+            for (identifier, condition) in conditions {
+                snapshot.add(condition, identifier: identifier, assuming: assumed, at: now)
+            }
+        }
+    }
+
+    /// Stops monitoring `identifier`; its last event is `unmonitored`.
+    /// - Throws: ``GeofenceError/unknownIdentifier(_:monitor:)`` when there is no such condition.
+    public func remove(_ identifier: String) throws(GeofenceError) {
+        try synchronize { snapshot throws(GeofenceError) in try snapshot.remove(identifier) }
+    }
+
+    /// The condition `identifier`, its state and its last event.
+    public func record(for identifier: String) -> GeofenceRecord? {
+        engine.snapshot.conditions.first { $0.identifier == identifier }?.record
+    }
+
+    /// The identifiers of the monitored conditions, in the order they were added.
+    public var identifiers: [String] { engine.snapshot.conditions.map(\.identifier) }
+
+    // MARK: Fixes
+
+    /// Decides the conditions from a batch of a session's events (statuses decide nothing)
+    /// and saves what changed before returning the events.
+    ///
+    /// Also picks up conditions added or removed by other processes (at most once a
+    /// second), whose `unmonitored` events come first.
+    public func process(_ batch: some Sequence<GPSDEvent>) throws(GeofenceError) -> [GeofenceEvent] {
+        try refreshIfChangedElsewhere()
+        var events = undelivered
+        undelivered = []
+        for case .fix(let fix) in batch { events += engine.process(fix) }
+        if engine.revision != persistedRevision { try synchronize() }
+        return events + takeUndelivered()
+    }
+
+    /// Decides the conditions from one fix (see ``process(_:)-(some Sequence<GPSDEvent>)``).
+    public func process(_ fix: Fix) throws(GeofenceError) -> [GeofenceEvent] {
+        try process(CollectionOfOne(GPSDEvent.fix(fix)))
+    }
+
+    /// The monitor's events from `session`, until the session ends or fails.
+    ///
+    /// Holds the monitor's run lock, so that one process at a time decides its
+    /// conditions; another process may still add and remove them.
+    /// - Throws: ``GeofenceError/alreadyRunning(_:path:)`` when another process runs it.
+    public func events(from session: GPSDSession) throws(GeofenceError) -> AsyncGeofenceEventSequence {
+        try holdRunLock()
+        return AsyncGeofenceEventSequence(monitor: self, session: session)
+    }
+
+    /// Takes the monitor's run lock (see ``events(from:)``), for programs that feed
+    /// ``process(_:)-(some Sequence<GPSDEvent>)`` themselves.
+    public func holdRunLock() throws(GeofenceError) {
+        if runLock == nil { runLock = try store.holdRunLock() }
+    }
+
+    // MARK: The state file
+
+    private func refreshIfChangedElsewhere() throws(GeofenceError) {
+        let now = Monotonic.milliseconds
+        guard now - lastSignatureCheck >= Self.stateFileCheckMilliseconds else { return }
+        lastSignatureCheck = now
+        if store.signature() != knownSignature { try synchronize() }
+    }
+
+    /// Under the state file's lock: apply `change` to the file's snapshot, take its
+    /// conditions into the engine, and write the engine's states back.
+    private func synchronize(_ change: ((inout MonitorSnapshot) throws(GeofenceError) -> Void)? = nil)
+        throws(GeofenceError)
+    {
+        var merged: [GeofenceEvent] = []
+        var engine = self.engine
+        try store.update { snapshot throws(GeofenceError) in
+            try change?(&snapshot)
+            merged = engine.merge(snapshot)
+            snapshot = engine.snapshot
+        }
+        self.engine = engine
+        undelivered += merged
+        persistedRevision = engine.revision
+        knownSignature = store.signature()
+    }
+
+    private func takeUndelivered() -> [GeofenceEvent] {
+        defer { undelivered = [] }
+        return undelivered
+    }
+
+    private static func validate(identifier: String) throws(GeofenceError) {
+        guard !identifier.isEmpty, identifier.utf8.count <= 200,
+              !identifier.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+        else { throw .invalidIdentifier(identifier) }
+    }
+}

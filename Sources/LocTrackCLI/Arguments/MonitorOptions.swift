@@ -1,0 +1,207 @@
+public import LocTrack
+
+/// `loctrack monitor add|remove|list|run`, parsed.
+public enum MonitorCommand: Equatable, Sendable {
+    case add(Add)
+    case remove(identifier: String, name: String)
+    case list(name: String, format: ListFormat)
+    case run(Run)
+
+    public static let defaultName = "default"
+
+    /// `add ID --circle LAT,LON,RADIUS` or `add [ID] --geojson FILE`.
+    public struct Add: Equatable, Sendable {
+        public enum Region: Equatable, Sendable {
+            case circle(latitude: Double, longitude: Double, radius: Double)
+            /// A GeoJSON file (or `-` for stdin), read when the command runs.
+            case geoJSON(path: String)
+        }
+
+        public var identifier: String?
+        public var region: Region
+        public var name: String = MonitorCommand.defaultName
+        /// `--assume inside|outside`; nil: unknown until a fix decides.
+        public var assumedState: GeofenceState?
+
+        public init(identifier: String?, region: Region, name: String = MonitorCommand.defaultName,
+                    assumedState: GeofenceState? = nil) {
+            self.identifier = identifier
+            self.region = region
+            self.name = name
+            self.assumedState = assumedState
+        }
+    }
+
+    public enum ListFormat: String, Equatable, Sendable {
+        case json, text
+    }
+
+    /// `run`: the monitor's events, one line each, until a signal.
+    public struct Run: Equatable, Sendable {
+        public enum Format: String, Equatable, Sendable, CaseIterable {
+            case json, text, owntracks
+        }
+
+        public var name: String = MonitorCommand.defaultName
+        /// nil: text on a terminal, else json.
+        public var format: Format?
+        public var dwellSeconds: Double = 0
+        public var source: GPSDSource = .default
+        public var reconnect = true
+        public var verbose = false
+
+        public init(name: String = MonitorCommand.defaultName, format: Format? = nil, dwellSeconds: Double = 0,
+                    source: GPSDSource = .default, reconnect: Bool = true, verbose: Bool = false) {
+            self.name = name
+            self.format = format
+            self.dwellSeconds = dwellSeconds
+            self.source = source
+            self.reconnect = reconnect
+            self.verbose = verbose
+        }
+    }
+}
+
+extension MonitorCommand {
+    /// Parses what follows `loctrack monitor`.
+    static func parse(_ arguments: ArraySlice<String>) throws(UsageError) -> Command {
+        var remaining = arguments
+        guard let action = remaining.popFirst() else { throw UsageError.missingSubcommand(command: "monitor") }
+        switch action {
+        case "add": return try parseAdd(remaining)
+        case "remove": return try parseRemove(remaining)
+        case "list": return try parseList(remaining)
+        case "run": return try parseRun(remaining)
+        case "--help", "-h": return .help(topic: .monitor)
+        default: throw UsageError.unknownSubcommand(action, command: "monitor")
+        }
+    }
+
+    private static func parseAdd(_ arguments: ArraySlice<String>) throws(UsageError) -> Command {
+        var identifier: String?
+        var region: Add.Region?
+        var name = defaultName
+        var assumed: GeofenceState?
+        var scanner = ArgumentScanner(arguments, command: "monitor add")
+        while let argument = try scanner.next() {
+            switch argument {
+            case .option("--help"), .option("-h"):
+                return .help(topic: .monitor)
+            case .option("--circle"):
+                guard region == nil else { throw UsageError.conflictingOptions("--circle", "--geojson") }
+                region = try circle(scanner.value(for: "--circle"))
+            case .option("--geojson"):
+                guard region == nil else { throw UsageError.conflictingOptions("--circle", "--geojson") }
+                region = .geoJSON(path: try scanner.value(for: "--geojson"))
+            case .option("--name"):
+                name = try scanner.value(for: "--name")
+            case .option("--assume"):
+                let text = try scanner.value(for: "--assume")
+                switch text {
+                case "inside": assumed = .satisfied
+                case "outside": assumed = .unsatisfied
+                default: throw UsageError.invalidValue(text, option: "--assume", expected: "inside or outside")
+                }
+            case .option(let option):
+                throw UsageError.unknownOption(option, command: "monitor add")
+            case .positional(let text):
+                guard identifier == nil else { throw UsageError.unexpectedArgument(text, command: "monitor add") }
+                identifier = text
+            }
+        }
+        guard let region else { throw UsageError.missingRegion }
+        if case .circle = region, identifier == nil { throw UsageError.missingIdentifier(command: "monitor add") }
+        return .monitor(.add(Add(identifier: identifier, region: region, name: name, assumedState: assumed)))
+    }
+
+    /// `LAT,LON,RADIUS`: degrees in range and a positive radius in metres.
+    private static func circle(_ text: String) throws(UsageError) -> Add.Region {
+        let parts = text.split(separator: ",", omittingEmptySubsequences: false)
+        let numbers = parts.map { Double($0.trimmingWhitespace) }
+        guard parts.count == 3, let latitude = numbers[0], let longitude = numbers[1], let radius = numbers[2] else {
+            throw UsageError.invalidValue(text, option: "--circle", expected: "LAT,LON,RADIUS (degrees, degrees, metres)")
+        }
+        guard latitude.isFinite, abs(latitude) <= 90 else {
+            throw UsageError.invalidValue(text, option: "--circle", expected: "a latitude from -90 to 90")
+        }
+        guard longitude.isFinite, abs(longitude) <= 180 else {
+            throw UsageError.invalidValue(text, option: "--circle", expected: "a longitude from -180 to 180")
+        }
+        guard radius.isFinite, radius > 0 else {
+            throw UsageError.invalidValue(text, option: "--circle", expected: "a radius of more than 0 metres")
+        }
+        return .circle(latitude: latitude, longitude: longitude, radius: radius)
+    }
+
+    private static func parseRemove(_ arguments: ArraySlice<String>) throws(UsageError) -> Command {
+        var identifier: String?
+        var name = defaultName
+        var scanner = ArgumentScanner(arguments, command: "monitor remove")
+        while let argument = try scanner.next() {
+            switch argument {
+            case .option("--help"), .option("-h"): return .help(topic: .monitor)
+            case .option("--name"): name = try scanner.value(for: "--name")
+            case .option(let option): throw UsageError.unknownOption(option, command: "monitor remove")
+            case .positional(let text):
+                guard identifier == nil else { throw UsageError.unexpectedArgument(text, command: "monitor remove") }
+                identifier = text
+            }
+        }
+        guard let identifier else { throw UsageError.missingIdentifier(command: "monitor remove") }
+        return .monitor(.remove(identifier: identifier, name: name))
+    }
+
+    private static func parseList(_ arguments: ArraySlice<String>) throws(UsageError) -> Command {
+        var name = defaultName
+        var format = ListFormat.text
+        var scanner = ArgumentScanner(arguments, command: "monitor list")
+        while let argument = try scanner.next() {
+            switch argument {
+            case .option("--help"), .option("-h"): return .help(topic: .monitor)
+            case .option("--name"): name = try scanner.value(for: "--name")
+            case .option("--format"):
+                let text = try scanner.value(for: "--format")
+                guard let chosen = ListFormat(rawValue: text) else {
+                    throw UsageError.invalidValue(text, option: "--format", expected: "json or text")
+                }
+                format = chosen
+            case .option(let option): throw UsageError.unknownOption(option, command: "monitor list")
+            case .positional(let text): throw UsageError.unexpectedArgument(text, command: "monitor list")
+            }
+        }
+        return .monitor(.list(name: name, format: format))
+    }
+
+    private static func parseRun(_ arguments: ArraySlice<String>) throws(UsageError) -> Command {
+        var options = Run()
+        var sawSource = false
+        var scanner = ArgumentScanner(arguments, command: "monitor run")
+        while let argument = try scanner.next() {
+            switch argument {
+            case .option("--help"), .option("-h"): return .help(topic: .monitor)
+            case .option("--name"): options.name = try scanner.value(for: "--name")
+            case .option("--format"):
+                let text = try scanner.value(for: "--format")
+                guard let format = Run.Format(rawValue: text) else {
+                    throw UsageError.invalidValue(text, option: "--format", expected: "json, text or owntracks")
+                }
+                options.format = format
+            case .option("--dwell"): options.dwellSeconds = try scanner.nonNegativeNumber(for: "--dwell", unit: "seconds")
+            case .option("--no-reconnect"): options.reconnect = false
+            case .option("--verbose"), .option("-v"): options.verbose = true
+            case .option(let option): throw UsageError.unknownOption(option, command: "monitor run")
+            case .positional(let text):
+                guard !sawSource else { throw UsageError.unexpectedArgument(text, command: "monitor run") }
+                options.source = try Command.source(text)
+                sawSource = true
+            }
+        }
+        return .monitor(.run(options))
+    }
+}
+
+extension Substring {
+    fileprivate var trimmingWhitespace: Substring {
+        drop { $0 == " " }.reversed().drop { $0 == " " }.reversed()[...]
+    }
+}

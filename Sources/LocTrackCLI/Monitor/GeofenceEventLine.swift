@@ -1,0 +1,70 @@
+import LocTrack
+
+/// One monitor event as one output line, in `monitor run`'s formats (docs/json.md).
+enum GeofenceEventLine {
+    /// `{"class":"EVENT","monitor":…,"id":…,"state":…,"time":…,"lat":…,"lon":…,"eph":…}`,
+    /// plus `"accuracyLimited":true` when the fixes could not decide. Values that are not
+    /// known (no fix for `unmonitored`, no eph) are left out.
+    static func json(_ event: GeofenceEvent) -> String {
+        var line = "{\"class\":\"EVENT\",\"monitor\":\"\(GPSDCommand.jsonEscaped(event.monitor))\""
+        line += ",\"id\":\"\(GPSDCommand.jsonEscaped(event.identifier))\",\"state\":\"\(event.state)\""
+        if let fix = event.fix {
+            line += ",\"time\":\"\(fix.time.iso8601)\",\"lat\":"
+            line.appendFixed(fix.latitude, decimals: 9)
+            line += ",\"lon\":"
+            line.appendFixed(fix.longitude, decimals: 9)
+            if let eph = fix.horizontalError, eph.isFinite {
+                line += ",\"eph\":"
+                line.appendFixed(eph, decimals: 3)
+            }
+        }
+        if event.accuracyLimited { line += ",\"accuracyLimited\":true" }
+        return line + "}\n"
+    }
+
+    /// `2026-03-01T10:00:01.000Z  home  satisfied  47.3766210, 8.5417330  ±4.2 m`.
+    static func text(_ event: GeofenceEvent) -> String {
+        var line = event.fix.map { "\($0.time.iso8601)  " } ?? ""
+        line += "\(event.identifier)  "
+        line += event.accuracyLimited ? "\(event.state), accuracy too poor to decide" : "\(event.state)"
+        if let fix = event.fix {
+            line += "  "
+            line.appendFixed(fix.latitude, decimals: 7)
+            line += ", "
+            line.appendFixed(fix.longitude, decimals: 7)
+            if let eph = fix.horizontalError, eph.isFinite {
+                line += "  ±"
+                line.appendFixed(eph, decimals: 1)
+                line += " m"
+            } else {
+                line += "  no error estimate"
+            }
+        }
+        return line + "\n"
+    }
+
+    /// An OwnTracks `transition` message: `enter` on satisfied, `leave` on unsatisfied
+    /// after an enter or an assumed inside. Other events have no OwnTracks form (nil):
+    /// the first decision `unsatisfied` from unknown (nothing was left), accuracy
+    /// limits and removals.
+    ///
+    /// `wtst` identifies the region in OwnTracks: the time (Unix seconds) it was added.
+    static func ownTracks(_ event: GeofenceEvent, previous: GeofenceState, regionAdded wtst: Int64) -> String? {
+        guard let fix = event.fix, !event.accuracyLimited else { return nil }
+        let transition: String
+        switch (previous, event.state) {
+        case (_, .satisfied): transition = "enter"
+        case (.satisfied, .unsatisfied): transition = "leave"
+        default: return nil
+        }
+        var line = "{\"_type\":\"transition\",\"event\":\"\(transition)\",\"desc\":\"\(GPSDCommand.jsonEscaped(event.identifier))\""
+        line += ",\"tst\":\(fix.time.seconds),\"wtst\":\(wtst),\"lat\":"
+        line.appendFixed(fix.latitude, decimals: 7)
+        line += ",\"lon\":"
+        line.appendFixed(fix.longitude, decimals: 7)
+        // OwnTracks' acc is whole metres and must be positive; gpsd's eph is a float.
+        let accuracy = fix.horizontalError.map { max(1, Int($0.rounded())) } ?? 1
+        line += ",\"acc\":\(accuracy),\"t\":\"c\"}\n"
+        return line
+    }
+}

@@ -1,0 +1,61 @@
+import LocTrack
+
+/// `loctrack monitor list`: the conditions, their states and last events.
+struct MonitorListCommand {
+    let name: String
+    let format: MonitorCommand.ListFormat
+    let output: StandardOutput
+
+    func run() async -> ExitCode {
+        let records: [GeofenceRecord]
+        do {
+            let monitor = try GeofenceMonitor(named: name)
+            var collected: [GeofenceRecord] = []
+            for identifier in await monitor.identifiers {
+                if let record = await monitor.record(for: identifier) { collected.append(record) }
+            }
+            records = collected
+        } catch {
+            printError(error.description)
+            return error.exitCode
+        }
+        let text = records.map { format == .json ? json($0) : self.text($0) }.joined()
+        do {
+            try output.write(text)
+            return .success
+        } catch {
+            return error == .closed ? .success : .outputFailed
+        }
+    }
+
+    /// `{"monitor":…,"id":…,"state":…,"region":<GeoJSON geometry>,"lastEvent":<EVENT>}`.
+    private func json(_ record: GeofenceRecord) -> String {
+        var line = "{\"monitor\":\"\(GPSDCommand.jsonEscaped(name))\",\"id\":\"\(GPSDCommand.jsonEscaped(record.identifier))\""
+        line += ",\"state\":\"\(record.state)\",\"region\":\(record.condition.geoJSONText)"
+        if let event = record.lastEvent {
+            line += ",\"lastEvent\":" + GeofenceEventLine.json(event).dropLast()
+        }
+        return line + "}\n"
+    }
+
+    /// `home  circle 52.5000000, 13.4000000 r 100 m  satisfied since 2026-…`.
+    private func text(_ record: GeofenceRecord) -> String {
+        var line = "\(record.identifier)  "
+        switch record.condition.shape {
+        case .circle(let center, let radius):
+            line += "circle "
+            line.appendFixed(center.latitude, decimals: 7)
+            line += ", "
+            line.appendFixed(center.longitude, decimals: 7)
+            line += " r "
+            line.appendFixed(radius, decimals: radius < 10 ? 1 : 0)
+            line += " m"
+        case .polygons(let polygons):
+            let points = polygons.reduce(0) { $0 + $1.exterior.count - 1 }
+            line += polygons.count == 1 ? "polygon of \(points) points" : "\(polygons.count) polygons, \(points) points"
+        }
+        line += "  \(record.state)"
+        if let time = record.lastEvent?.time { line += " since \(time.iso8601)" }
+        return line + "\n"
+    }
+}

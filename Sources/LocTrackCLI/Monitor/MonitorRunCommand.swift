@@ -1,0 +1,112 @@
+import Glibc
+import LocTrack
+import Synchronization
+
+/// `loctrack monitor run`: one line per monitor event until SIGINT/SIGTERM, with
+/// `stream`'s reconnects and its reports on stderr.
+struct MonitorRunCommand {
+    let options: MonitorCommand.Run
+    let output: StandardOutput
+
+    func run() async -> ExitCode {
+        let format = options.format ?? (output.isTerminal ? .text : .json)
+        let monitor: GeofenceMonitor
+        do {
+            monitor = try GeofenceMonitor(
+                named: options.name, dwell: .milliseconds(Int64((options.dwellSeconds * 1000).rounded())))
+            try await monitor.holdRunLock()
+        } catch {
+            printError(error.description)
+            return error.exitCode
+        }
+        let reporter = StatusReporter(verbose: options.verbose)
+        let session = GPSDSession(source: options.source, reconnectPolicy: options.reconnect ? .automatic : .never)
+        let stopSignal = Atomic<Int32>(0)
+        do {
+            try SignalWatcher.start { signal in
+                if stopSignal.exchange(signal, ordering: .sequentiallyConsistent) != 0 { _exit(128 + signal) }
+                session.finish()
+            }
+        } catch {
+            printError("cannot watch for signals: \(error)")
+            return .unavailable
+        }
+        var transitions = await OwnTracksTransitions(monitor: monitor)
+        let writer = OutputWriter(descriptor: output.descriptor) { session.finish() }
+        var failure: (any Error)?
+        var events = session.events().makeAsyncIterator()
+        do {
+            while let batch = try await events.nextBatch() {
+                for case .status(let status) in batch { reporter.report(status) }
+                var text = ""
+                var lines = 0
+                for event in try await monitor.process(batch) {
+                    let line: String? = switch format {
+                    case .json: GeofenceEventLine.json(event)
+                    case .text: GeofenceEventLine.text(event)
+                    case .owntracks: await transitions.line(for: event)
+                    }
+                    guard let line else { continue }
+                    text += line
+                    lines += 1
+                }
+                if lines > 0, !writer.enqueue(text, lines: lines) { break }
+            }
+        } catch {
+            failure = error
+        }
+        session.finish()
+        switch await writer.finish() {
+        case .written, .closed:
+            break
+        case .failed(let code):
+            printError("cannot write output: \(Errno(code: code))")
+            return .outputFailed
+        }
+        if let error = failure as? GeofenceError {
+            printError(error.description)
+            return error.exitCode
+        }
+        guard let failure, stopSignal.load(ordering: .sequentiallyConsistent) == 0 else { return .success }
+        printError("\(failure)")
+        return .unavailable
+    }
+}
+
+/// OwnTracks needs each transition's previous state (a leave follows an enter) and the
+/// time its region was added (`wtst`).
+struct OwnTracksTransitions {
+    private let monitor: GeofenceMonitor
+    private var states: [String: GeofenceState] = [:]
+
+    init(monitor: GeofenceMonitor) async {
+        self.monitor = monitor
+        for identifier in await monitor.identifiers {
+            states[identifier] = await monitor.record(for: identifier)?.state
+        }
+    }
+
+    mutating func line(for event: GeofenceEvent) async -> String? {
+        let previous = states[event.identifier] ?? .unknown
+        states[event.identifier] = event.state
+        let added = await monitor.record(for: event.identifier)?.added ?? Timestamp(seconds: 0)
+        return GeofenceEventLine.ownTracks(event, previous: previous, regionAdded: added.seconds)
+    }
+}
+
+extension GeofenceError {
+    /// The exit code for this error (docs/exit-codes.md).
+    var exitCode: ExitCode {
+        switch self {
+        case .invalidLatitude, .invalidLongitude, .invalidRadius, .invalidGeometry, .invalidName,
+             .invalidIdentifier, .unknownIdentifier:
+            .usage
+        case .corruptStateFile:
+            .dataError
+        case .stateFileIO:
+            .outputFailed
+        case .alreadyOpen, .alreadyRunning:
+            .temporaryFailure
+        }
+    }
+}
