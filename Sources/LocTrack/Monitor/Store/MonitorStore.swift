@@ -82,6 +82,10 @@ package struct MonitorStore: Sendable {
     /// durable: a new file in the same folder, synced, renamed over the old one, and the
     /// folder synced.
     /// - Returns: the snapshot as stored after the call.
+    ///
+    /// Swift 6 infers `any Error` for a closure with a `try` in it (typed-throws inference
+    /// is the upcoming `FullTypedThrows`), so such a `change` needs its type spelled out:
+    /// `update { (snapshot: inout MonitorSnapshot) throws(GeofenceError) in try snapshot.remove(id) }`.
     @discardableResult
     package func update(_ change: (inout MonitorSnapshot) throws(GeofenceError) -> Void) throws(GeofenceError) -> MonitorSnapshot {
         guard let lockDescriptor = try openLock(creatingDirectories: true) else {

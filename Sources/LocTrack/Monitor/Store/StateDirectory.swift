@@ -14,10 +14,23 @@ enum StateDirectory {
         if let home = environment["HOME"], home.hasPrefix("/") {
             return joined(home, ".local/state/loctrack")
         }
-        if let entry = getpwuid(getuid()), let directory = entry.pointee.pw_dir, directory.pointee == UInt8(ascii: "/") {
-            return joined(String(cString: directory), ".local/state/loctrack")
+        if let home = passwordDatabaseHome(), home.hasPrefix("/") {
+            return joined(home, ".local/state/loctrack")
         }
         throw .stateFileIO(path: "$HOME", operation: "find the state directory under", errorNumber: ENOENT)
+    }
+
+    /// This user's home directory from the password database (`getpwuid_r`: the
+    /// reentrant form, as stores may be made on several threads).
+    private static func passwordDatabaseHome() -> String? {
+        var entry = passwd()
+        var found: UnsafeMutablePointer<passwd>?
+        var buffer = [CChar](repeating: 0, count: 16 * 1024)
+        return buffer.withUnsafeMutableBufferPointer { buffer in
+            guard let start = buffer.baseAddress, getpwuid_r(getuid(), &entry, start, buffer.count, &found) == 0, found != nil,
+                  let directory = entry.pw_dir else { return nil }
+            return String(cString: directory)
+        }
     }
 
     /// The variables ``resolve(environment:)`` reads, from this process's environment.
