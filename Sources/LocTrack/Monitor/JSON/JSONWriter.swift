@@ -1,0 +1,67 @@
+extension JSONValue {
+    /// Compact JSON text: no whitespace, members in order, strings escaped as RFC 8259
+    /// requires (quote, backslash, control characters) and nothing more.
+    ///
+    /// Whole numbers within ±2^53 are written without a fraction (`3`, not `3.0`), so
+    /// serials and counts read naturally; other numbers use Swift's shortest description
+    /// that reads back to the same `Double`. A non-finite number is a programming error
+    /// (JSON cannot hold it) and traps.
+    package var serialized: String {
+        var text = ""
+        write(to: &text)
+        return text
+    }
+
+    private func write(to text: inout String) {
+        switch self {
+        case .null: text += "null"
+        case .bool(let value): text += value ? "true" : "false"
+        case .number(let value): text += Self.numberText(value)
+        case .string(let value): Self.writeString(value, to: &text)
+        case .array(let elements):
+            text += "["
+            for (index, element) in elements.enumerated() {
+                if index > 0 { text += "," }
+                element.write(to: &text)
+            }
+            text += "]"
+        case .object(let members):
+            text += "{"
+            for (index, member) in members.enumerated() {
+                if index > 0 { text += "," }
+                Self.writeString(member.key, to: &text)
+                text += ":"
+                member.value.write(to: &text)
+            }
+            text += "}"
+        }
+    }
+
+    static func numberText(_ value: Double) -> String {
+        precondition(value.isFinite, "JSON cannot hold the number \(value)")
+        if value == value.rounded(), abs(value) <= largestExactInteger {
+            return String(Int64(value))
+        }
+        return value.description
+    }
+
+    private static func writeString(_ value: String, to text: inout String) {
+        text += "\""
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\"": text += "\\\""
+            case "\\": text += "\\\\"
+            case "\n": text += "\\n"
+            case "\r": text += "\\r"
+            case "\t": text += "\\t"
+            case "\u{08}": text += "\\b"
+            case "\u{0C}": text += "\\f"
+            case "\u{00}"..."\u{1F}":
+                let digits = String(scalar.value, radix: 16, uppercase: true)
+                text += (digits.count == 1 ? "\\u000" : "\\u00") + digits
+            default: text.unicodeScalars.append(scalar)
+            }
+        }
+        text += "\""
+    }
+}

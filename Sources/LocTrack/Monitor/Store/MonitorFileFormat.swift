@@ -1,0 +1,92 @@
+/// The monitor state file: a ``MonitorSnapshot`` as one line of JSON.
+///
+/// ```
+/// {"loctrack":"monitor","version":1,"name":"default","nextSerial":3,
+///  "lastFixTime":"2026-11-22T04:25:03.240Z",
+///  "conditions":[{"id":"home","serial":1,
+///    "region":{"type":"Point","coordinates":[13.4,52.5],"radius":150},
+///    "state":"satisfied",
+///    "lastEvent":{"state":"satisfied","time":"…","lat":52.5,"lon":13.4,"eph":4.2,"accuracyLimited":true},
+///    "pending":{"state":"unsatisfied","since":"…"},
+///    "accuracyLimitReported":true}]}
+/// ```
+/// written compactly on one line and followed by a newline. Members in this order;
+/// optional ones are left out when absent (`lastFixTime`, `lastEvent`, `pending`, `eph`)
+/// or false (`accuracyLimited`, `accuracyLimitReported`); `time`, `lat` and `lon` of a
+/// `lastEvent` come together or not at all (an event without a fix).
+/// - `loctrack` tags the file, `version` is 1: a reader refuses other versions, and any
+///   member it does not know, rather than dropping data it cannot keep on the next write.
+/// - `region` is ``GeofenceCondition/geoJSONGeometry``, a GeoJSON geometry.
+/// - `state` and `pending.state` are `unknown`, `satisfied` or `unsatisfied` (a held
+///   condition is never `unmonitored`); `lastEvent.state` may be any ``GeofenceState``.
+/// - Times are ISO 8601 UTC. `Timestamp.iso8601` writes milliseconds only (gpsd's
+///   resolution) and its parser reads up to nanoseconds; a time with a finer fraction
+///   is written with 9 digits here, so every stored time reads back exactly.
+/// - A restored `lastEvent`'s fix has its time, position and `eph` only (`mode` 2D).
+package enum MonitorFileFormat {
+    static let tag = "monitor"
+    static let version = 1
+
+    /// The file's bytes, newline-terminated.
+    package static func encode(_ snapshot: MonitorSnapshot) -> [UInt8] {
+        var members: [JSONMember] = [
+            JSONMember("loctrack", .string(tag)),
+            JSONMember("version", .number(Double(version))),
+            JSONMember("name", .string(snapshot.name)),
+            JSONMember("nextSerial", .number(Double(snapshot.nextSerial))),
+        ]
+        if let time = snapshot.lastFixTime { members.append(JSONMember("lastFixTime", .string(storedTime(time)))) }
+        members.append(JSONMember("conditions", .array(snapshot.conditions.map(encode))))
+        return Array((JSONValue.object(members).serialized + "\n").utf8)
+    }
+
+    /// The snapshot in `bytes`, read from `path` (named in errors).
+    /// - Throws: ``GeofenceError/corruptStateFile(path:reason:)`` saying what does not match.
+    package static func decode(_ bytes: [UInt8], path: String) throws(GeofenceError) -> MonitorSnapshot {
+        try MonitorFileDecoder(path: path).snapshot(bytes)
+    }
+
+    private static func encode(_ condition: MonitoredCondition) -> JSONValue {
+        var members: [JSONMember] = [
+            JSONMember("id", .string(condition.identifier)),
+            JSONMember("serial", .number(Double(condition.serial))),
+            JSONMember("region", condition.condition.geoJSONGeometry),
+            JSONMember("state", .string(heldState(condition.state))),
+        ]
+        if let event = condition.lastEvent { members.append(JSONMember("lastEvent", encode(event))) }
+        if let pending = condition.pending {
+            members.append(JSONMember("pending", [
+                "state": .string(heldState(pending.state)), "since": .string(storedTime(pending.since)),
+            ]))
+        }
+        if condition.accuracyLimitReported { members.append(JSONMember("accuracyLimitReported", true)) }
+        return .object(members)
+    }
+
+    private static func encode(_ event: GeofenceEvent) -> JSONValue {
+        var members = [JSONMember("state", .string(event.state.rawValue))]
+        if let fix = event.fix {
+            members.append(JSONMember("time", .string(storedTime(fix.time))))
+            members.append(JSONMember("lat", .number(fix.latitude)))
+            members.append(JSONMember("lon", .number(fix.longitude)))
+            if let eph = fix.horizontalError { members.append(JSONMember("eph", .number(eph))) }
+        }
+        if event.accuracyLimited { members.append(JSONMember("accuracyLimited", true)) }
+        return .object(members)
+    }
+
+    /// A held condition is never `unmonitored` (that is only the event of a removal):
+    /// storing one would write a file no reader accepts, so it is a programming error.
+    private static func heldState(_ state: GeofenceState) -> String {
+        precondition(state != .unmonitored, "a monitored condition cannot be in the unmonitored state")
+        return state.rawValue
+    }
+
+    /// ISO 8601 UTC, with milliseconds unless the time has a finer fraction (then 9 digits).
+    static func storedTime(_ time: Timestamp) -> String {
+        let milliseconds = time.iso8601
+        guard time.nanoseconds % 1_000_000 != 0 else { return milliseconds }
+        let digits = String(time.nanoseconds)
+        return milliseconds.dropLast(4) + String(repeating: "0", count: 9 - digits.count) + digits + "Z"
+    }
+}

@@ -1,0 +1,49 @@
+import Glibc
+
+extension MonitorStore {
+    /// Replaces the state file with `snapshot`, atomically and durably (the exclusive
+    /// lock held): a new file beside it (`O_EXCL`, mode 0600), written and synced, renamed
+    /// over the state file, and the folder synced so the rename itself survives a power
+    /// cut. On any failure the new file is removed and the old state stays as it was.
+    func write(_ snapshot: MonitorSnapshot) throws(GeofenceError) {
+        let bytes = MonitorFileFormat.encode(snapshot)
+        let temporary = temporaryPath
+        try? removeFile(temporary)  // a leftover of a writer that died; usually absent
+        let descriptor = try io(temporary, "create") { () throws(Errno) in
+            try openFile(temporary, flags: O_WRONLY | O_CREAT | O_EXCL, mode: Self.fileMode)
+        }
+        do {
+            try io(temporary, "write") { () throws(Errno) in
+                if let error = bytes.withUnsafeBytes({ writeAll(descriptor, $0) }) { throw error }
+            }
+            try io(temporary, "sync") { () throws(Errno) in try syncFile(descriptor) }
+        } catch {
+            close(descriptor)
+            try? removeFile(temporary)
+            throw error
+        }
+        do {
+            try io(temporary, "close") { () throws(Errno) in try closeFile(descriptor) }
+            try io(statePath, "rename \(temporary) over") { () throws(Errno) in try renameFile(temporary, over: statePath) }
+        } catch {
+            try? removeFile(temporary)
+            throw error
+        }
+        do {
+            try syncDirectory(directory)
+        } catch where error.code == EINVAL {
+            // The file system cannot sync a directory (some FUSE ones): the rename is done.
+        } catch {
+            throw .stateFileIO(path: directory, operation: "sync the directory", errorNumber: error.code)
+        }
+    }
+
+    /// Runs a system call wrapper, turning its `Errno` into `.stateFileIO` for `path`.
+    func io<Value>(_ path: String, _ operation: String, _ body: () throws(Errno) -> Value) throws(GeofenceError) -> Value {
+        do {
+            return try body()
+        } catch {
+            throw .stateFileIO(path: path, operation: operation, errorNumber: error.code)
+        }
+    }
+}
