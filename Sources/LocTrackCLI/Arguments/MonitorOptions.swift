@@ -117,7 +117,7 @@ extension MonitorCommand {
     /// `LAT,LON,RADIUS`: degrees in range and a positive radius in metres.
     private static func circle(_ text: String) throws(UsageError) -> Add.Region {
         let parts = text.split(separator: ",", omittingEmptySubsequences: false)
-        let numbers = parts.map { Double($0.trimmingWhitespace) }
+        let numbers = parts.map { Double(String($0.drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())) }
         guard parts.count == 3, let latitude = numbers[0], let longitude = numbers[1], let radius = numbers[2] else {
             throw UsageError.invalidValue(text, option: "--circle", expected: "LAT,LON,RADIUS (degrees, degrees, metres)")
         }
@@ -197,11 +197,5 @@ extension MonitorCommand {
             }
         }
         return .monitor(.run(options))
-    }
-}
-
-extension Substring {
-    fileprivate var trimmingWhitespace: Substring {
-        drop { $0 == " " }.reversed().drop { $0 == " " }.reversed()[...]
     }
 }

@@ -31,9 +31,9 @@ struct MonitorListCommand {
     /// `{"monitor":…,"id":…,"state":…,"region":<GeoJSON geometry>,"lastEvent":<EVENT>}`.
     private func json(_ record: GeofenceRecord) -> String {
         var line = "{\"monitor\":\"\(GPSDCommand.jsonEscaped(name))\",\"id\":\"\(GPSDCommand.jsonEscaped(record.identifier))\""
-        line += ",\"state\":\"\(record.state)\",\"region\":\(record.condition.geoJSONText)"
+        line += ",\"state\":\"\(record.state)\",\"region\":\(record.condition.geoJSONGeometry.serialized)"
         if let event = record.lastEvent {
-            line += ",\"lastEvent\":" + GeofenceEventLine.json(event).dropLast()
+            line += ",\"lastEvent\":" + String(GeofenceEventLine.json(event).dropLast())
         }
         return line + "}\n"
     }

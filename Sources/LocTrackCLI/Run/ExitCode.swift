@@ -4,6 +4,8 @@ public enum ExitCode: Int32, Sendable {
     case success = 0
     /// The command line is wrong (EX_USAGE).
     case usage = 64
+    /// A monitor's state file is corrupt; it is left as it is (EX_DATAERR).
+    case dataError = 65
     /// gpsd is unreachable, is not gpsd, refused the watch, or went away (EX_UNAVAILABLE).
     case unavailable = 69
     /// Writing the output, or a monitor's state file, failed for a reason other than a
@@ -12,11 +14,11 @@ public enum ExitCode: Int32, Sendable {
     /// Try again later (EX_TEMPFAIL): `once` found no acceptable fix before `--timeout`,
     /// or another process is running the same monitor.
     case temporaryFailure = 75
-
-    /// `once` found no acceptable fix before `--timeout`.
-    static let noFixInTime = ExitCode.temporaryFailure
     /// `once` was interrupted by SIGINT before it had a fix (128 + 2, as shells report it).
     case interrupted = 130
     /// `once` was stopped by SIGTERM before it had a fix (128 + 15).
     case terminated = 143
+
+    /// `once` found no acceptable fix before `--timeout`.
+    static let noFixInTime = ExitCode.temporaryFailure
 }

@@ -117,7 +117,7 @@ extension EndToEndTests {
                 #expect(try events(result, log: approach) == ["c unsatisfied @0", "c satisfied @11"], "\(result)")
             }
             let state = try String(contentsOfFile: home.stateFile(), encoding: .utf8)
-            #expect(state.contains(#""state":"satisfied""#), state)
+            #expect(state.contains(#""state":"satisfied""#), "\(state)")
             // Run 2, later: stand at the centre, then leave north in 20 m steps.
             let leave = T.log((0..<25).map { (north: max(20 * Double($0) - 100, 0), east: 0) }, hdop: 0.5,
                               start: Timestamp(seconds: NMEALog.defaultStart.seconds + 100))

@@ -26,7 +26,7 @@ public actor GeofenceMonitor {
     private var persistedRevision: Int
     /// The state file as last read or written: another process changed it when it differs.
     private var knownSignature: FileSignature?
-    private var lastSignatureCheck = Int64.min
+    private var lastSignatureCheck: Int64?
     /// `unmonitored` events from merges, delivered with the next batch's events.
     private var undelivered: [GeofenceEvent] = []
     private var runLock: RunLock?
@@ -146,7 +146,7 @@ public actor GeofenceMonitor {
 
     private func refreshIfChangedElsewhere() throws(GeofenceError) {
         let now = Monotonic.milliseconds
-        guard now - lastSignatureCheck >= Self.stateFileCheckMilliseconds else { return }
+        if let last = lastSignatureCheck, now - last < Self.stateFileCheckMilliseconds { return }
         lastSignatureCheck = now
         if store.signature() != knownSignature { try synchronize() }
     }

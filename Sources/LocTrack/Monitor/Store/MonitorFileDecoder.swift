@@ -44,7 +44,7 @@ struct MonitorFileDecoder {
     }
 
     private func condition(_ value: JSONValue, at context: String, monitor: String) throws(GeofenceError) -> MonitoredCondition {
-        let members = try object(value, at: context, allowing: ["id", "serial", "region", "state", "lastEvent", "pending", "accuracyLimitReported"])
+        let members = try object(value, at: context, allowing: ["id", "serial", "region", "state", "lastEvent", "pending", "accuracyLimitReported", "added"])
         let identifier = try members.string("id")
         guard !identifier.isEmpty else { throw corrupt("\(context).id: expected a non-empty string") }
         let region: GeofenceCondition
@@ -64,7 +64,8 @@ struct MonitorFileDecoder {
         return MonitoredCondition(
             identifier: identifier, serial: try members.integer("serial", minimum: 1), condition: region,
             state: try members.heldState("state"), lastEvent: lastEvent, pending: pending,
-            accuracyLimitReported: try members.flag("accuracyLimitReported"))
+            accuracyLimitReported: try members.flag("accuracyLimitReported"),
+            added: try members.optional("added") { value, key throws(GeofenceError) in try members.time(value, key) })
     }
 
     private func event(_ value: JSONValue, at context: String, monitor: String, identifier: String) throws(GeofenceError) -> GeofenceEvent {

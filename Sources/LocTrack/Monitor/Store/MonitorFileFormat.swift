@@ -8,10 +8,10 @@
 ///    "state":"satisfied",
 ///    "lastEvent":{"state":"satisfied","time":"…","lat":52.5,"lon":13.4,"eph":4.2,"accuracyLimited":true},
 ///    "pending":{"state":"unsatisfied","since":"…"},
-///    "accuracyLimitReported":true}]}
+///    "accuracyLimitReported":true,"added":"2026-11-22T04:20:00.000Z"}]}
 /// ```
 /// written compactly on one line and followed by a newline. Members in this order;
-/// optional ones are left out when absent (`lastFixTime`, `lastEvent`, `pending`, `eph`)
+/// optional ones are left out when absent (`lastFixTime`, `lastEvent`, `pending`, `eph`, `added`)
 /// or false (`accuracyLimited`, `accuracyLimitReported`); `time`, `lat` and `lon` of a
 /// `lastEvent` come together or not at all (an event without a fix).
 /// - `loctrack` tags the file, `version` is 1: a reader refuses other versions, and any
@@ -60,6 +60,8 @@ package enum MonitorFileFormat {
             ]))
         }
         if condition.accuracyLimitReported { members.append(JSONMember("accuracyLimitReported", true)) }
+        // When it was added, by the wall clock: OwnTracks names a region by it (`wtst`).
+        if let added = condition.added { members.append(JSONMember("added", .string(storedTime(added)))) }
         return .object(members)
     }
 

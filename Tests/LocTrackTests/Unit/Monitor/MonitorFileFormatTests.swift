@@ -24,7 +24,8 @@ struct MonitorFileFormatTests {
                                lastEvent: GeofenceEvent(monitor: "default", identifier: "home", state: .satisfied, fix: fix)),
             MonitoredCondition(identifier: "yard \"x\"", serial: 5, condition: holed, state: .unknown,
                                lastEvent: GeofenceEvent(monitor: "default", identifier: "yard \"x\"", state: .unknown, fix: bare, accuracyLimited: true),
-                               pending: PendingChange(state: .unsatisfied, since: time(9)), accuracyLimitReported: true),
+                               pending: PendingChange(state: .unsatisfied, since: time(9)), accuracyLimitReported: true,
+                               added: time(1)),
             MonitoredCondition(identifier: "zones", serial: 6, condition: multi, state: .unsatisfied),
         ])
     }
@@ -59,14 +60,15 @@ struct MonitorFileFormatTests {
             MonitoredCondition(identifier: "home", serial: 1, condition: circle, state: .satisfied,
                                lastEvent: GeofenceEvent(monitor: "default", identifier: "home", state: .satisfied, fix: fix),
                                pending: PendingChange(state: .unsatisfied, since: Self.time(10, 240_000_000))),
-            MonitoredCondition(identifier: "far", serial: 2, condition: circle, state: .unknown, accuracyLimitReported: true),
+            MonitoredCondition(identifier: "far", serial: 2, condition: circle, state: .unknown, accuracyLimitReported: true,
+                               added: Self.time(10, 240_000_000)),
         ])
         let text = String(decoding: MonitorFileFormat.encode(snapshot), as: UTF8.self)
         let region = #"{"type":"Point","coordinates":[13.4,52.5],"radius":150}"#
         let time = "2027-01-15T08:00:10.240Z"
         #expect(text == #"{"loctrack":"monitor","version":1,"name":"default","nextSerial":3,"lastFixTime":"\#(time)","conditions":["#
             + #"{"id":"home","serial":1,"region":\#(region),"state":"satisfied","lastEvent":{"state":"satisfied","time":"\#(time)","lat":52.5,"lon":13.4,"eph":3},"pending":{"state":"unsatisfied","since":"\#(time)"}},"#
-            + #"{"id":"far","serial":2,"region":\#(region),"state":"unknown","accuracyLimitReported":true}]}"# + "\n")
+            + #"{"id":"far","serial":2,"region":\#(region),"state":"unknown","accuracyLimitReported":true,"added":"\#(time)"}]}"# + "\n")
     }
 
     @Test("given an empty snapshot when encoded and decoded then it is equal, without lastFixTime")
