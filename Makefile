@@ -8,6 +8,7 @@
 #   make demo             replay demo/track.nmea through gpsfake + gpsd into `loctrack stream`
 #                         (variables: CYCLE=0.02 seconds between NMEA sentences, 0.2 is about
 #                         real time; FORMAT=text|json)
+#   make demo-monitor     the same drive through `loctrack monitor run` with three geofences
 #   make install          $(DESTDIR)$(PREFIX)/bin/loctrack and man page (PREFIX=/usr/local)
 #   make uninstall        removes what install put there
 #   make clean            swift package clean + remove .build
@@ -47,7 +48,7 @@ FORMAT ?= text
 
 .DEFAULT_GOAL := build
 
-.PHONY: all build deps test demo install uninstall clean help
+.PHONY: all build deps test demo demo-monitor install uninstall clean help
 
 all: build
 
@@ -69,6 +70,10 @@ test: deps
 
 demo: build
 	@CYCLE='$(CYCLE)' FORMAT='$(FORMAT)' LOCTRACK='$(BIN)' bash scripts/demo.sh
+
+# The same drive through `loctrack monitor run` with three geofences (docs/monitor.md).
+demo-monitor: build
+	@MODE=monitor CYCLE='$(CYCLE)' FORMAT='$(FORMAT)' LOCTRACK='$(BIN)' bash scripts/demo.sh
 
 # Installs what is already built; builds only when the binary is missing, so
 # `make && sudo make install` does not compile as root.

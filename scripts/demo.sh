@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # Replay demo/track.nmea through gpsfake into a real gpsd on a free loopback
-# port and watch it with `loctrack stream`. Ends by itself when the log ends.
+# port and watch it with `loctrack stream` (or, with MODE=monitor, with
+# `loctrack monitor run` and three geofences along the drive: demo/zones.geojson
+# and a circle added on the command line). Ends by itself when the log ends.
 #
 # Environment (all optional; `make demo VAR=value` passes them through):
+#   MODE=stream   stream, or monitor (`make demo-monitor`): the monitor's state
+#                 lives in a temporary XDG_STATE_HOME, removed at the end
 #   CYCLE=0.02    gpsfake -c: seconds between NMEA sentences. The track has ~4.8
 #                 sentences per 1 Hz epoch, so 0.02 plays 300 s in ~30 s and
 #                 0.2 is about real time (~5 min). CYCLE=1 is a slow-motion replay.
@@ -23,6 +27,7 @@ set -euo pipefail
 
 cd "$(dirname "$0")/.."
 
+MODE=${MODE:-stream}
 CYCLE=${CYCLE:-0.02}
 FORMAT=${FORMAT:-text}
 TRACK=${TRACK:-demo/track.nmea}
@@ -36,6 +41,7 @@ die() { echo "demo: $*" >&2; exit 1; }
 command -v gpsfake >/dev/null || die "gpsfake not found; run 'make deps' (package gpsd-clients)"
 command -v python3 >/dev/null || die "python3 not found (gpsfake needs it too)"
 case $FORMAT in text|json) ;; *) die "FORMAT must be text or json, not '$FORMAT'" ;; esac
+case $MODE in stream|monitor) ;; *) die "MODE must be stream or monitor, not '$MODE'" ;; esac
 case $CYCLE in ''|*[!0-9.]*) die "CYCLE must be a number of seconds, not '$CYCLE'" ;; esac
 
 if [ -z "$PORT" ]; then
@@ -86,7 +92,7 @@ expected=$(awk -v n="$lines" -v c="$CYCLE" 'BEGIN { printf "%d", n * c + 0.5 }')
 limit=$(awk -v n="$lines" -v c="$CYCLE" 'BEGIN { printf "%d", n * c * 3 + 60 }')
 
 echo "demo: replaying $TRACK ($lines NMEA sentences) with gpsfake -c $CYCLE"
-echo "demo: into gpsd on 127.0.0.1:$PORT, about ${expected} s; loctrack stream --format $FORMAT"
+echo "demo: into gpsd on 127.0.0.1:$PORT, about ${expected} s; loctrack $MODE --format $FORMAT"
 if [ "$TRACK" = demo/track.nmea ]; then
     cat <<'EOT'
 demo: the track: 5 minutes driving east on 42nd Street, Manhattan, 2026-03-15 from 11:12Z.
@@ -131,9 +137,16 @@ if ! listening; then
 fi
 
 # loctrack may reconnect by default; the demo wants it to stop when gpsd goes away.
-LT_ARGS=(stream --format "$FORMAT")
-if "$LOCTRACK" stream --help 2>&1 | grep -q -- '--no-reconnect'; then
-    LT_ARGS+=(--no-reconnect)
+LT_ARGS=(stream --format "$FORMAT" --no-reconnect)
+if [ "$MODE" = monitor ]; then
+    # A private monitor: its state file goes into the demo's temporary folder.
+    export XDG_STATE_HOME=$WORK/state
+    "$LOCTRACK" monitor add port-authority --circle 40.7565588,-73.9888937,120
+    "$LOCTRACK" monitor add --geojson demo/zones.geojson
+    echo "demo: the monitor's regions (loctrack monitor list):"
+    "$LOCTRACK" monitor list | sed 's/^/  /'
+    echo
+    LT_ARGS=(monitor run --format "$FORMAT" --no-reconnect)
 fi
 
 # Watchdog: once gpsfake has ended (end of the log) loctrack gets 5 s to notice
@@ -207,14 +220,19 @@ printed=$(grep -c . "$WORK/loctrack.out" || true)
 elapsed=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", b - a }')
 
 echo "demo: gpsd reported $tpv TPVs: $m3 3D, $m2 2D, $m1 without a fix (its own watcher, gpsfake -p)"
-echo "demo: loctrack printed $printed fixes (one line per epoch; no-fix epochs print nothing)"
+if [ "$MODE" = monitor ]; then
+    echo "demo: loctrack printed $printed events; the monitor now (loctrack monitor list):"
+    "$LOCTRACK" monitor list | sed 's/^/  /'
+else
+    echo "demo: loctrack printed $printed fixes (one line per epoch; no-fix epochs print nothing)"
+fi
 echo "demo: done in $elapsed s. Try: make demo FORMAT=json, or CYCLE=0.2 for real time"
 
 if [ "$rc" -ne 69 ] && [ "$rc" -ne 0 ] && [ "$rc" -ne 130 ]; then
     exit 1
 fi
 if [ "$printed" -eq 0 ]; then
-    echo "demo: loctrack printed no fixes" >&2
+    echo "demo: loctrack printed nothing" >&2
     exit 1
 fi
 exit 0

@@ -1,6 +1,7 @@
 // The GNU extensions of glibc that loctrack uses and Swift's Glibc module leaves
-// out (it is built without _GNU_SOURCE). Only Sources/LocTrack/POSIX imports
-// this module; the rest of loctrack calls the wrappers there.
+// out (it is built without _GNU_SOURCE), and one field Swift cannot reliably read.
+// Only Sources/LocTrack/POSIX imports this module; the rest of loctrack calls the
+// wrappers there.
 #ifndef LOCTRACK_GLIBC_EXTRAS_SHIM_H
 #define LOCTRACK_GLIBC_EXTRAS_SHIM_H
 
@@ -9,6 +10,7 @@
 #endif
 #include <malloc.h>
 #include <pthread.h>
+#include <sys/stat.h>
 
 // Names the calling thread (15 bytes are kept), as `top -H` and
 // /proc/PID/task/*/comm show it.
@@ -19,6 +21,14 @@ static inline int loctrack_name_calling_thread(const char *name) {
 // Lets every thread allocate from one malloc arena (mallopt's M_ARENA_MAX).
 static inline int loctrack_limit_malloc_arenas(int count) {
     return mallopt(M_ARENA_MAX, count);
+}
+
+// A stat result's modification time, nanoseconds since 1970. Swift attributes
+// struct timespec to whichever module included <time.h> first (libgps's header,
+// in loctrack), so whether Swift code may read st_mtim's members depends on the
+// build's import order; read here, it always compiles.
+static inline long long loctrack_modification_nanoseconds(const struct stat *status) {
+    return (long long)status->st_mtim.tv_sec * 1000000000LL + status->st_mtim.tv_nsec;
 }
 
 #endif

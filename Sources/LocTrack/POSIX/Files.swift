@@ -1,3 +1,4 @@
+internal import CGlibcExtras
 import Glibc
 
 // Thin wrappers over the file system calls the monitor's state store makes, in the
@@ -66,6 +67,18 @@ func fileStatus(_ path: String) throws(Errno) -> stat {
     var status = stat()
     guard stat(path, &status) == 0 else { throw .current }
     return status
+}
+
+/// What identifies one version of a file: `stat(2)`'s device, inode, size and
+/// modification time (nanoseconds since 1970).
+///
+/// Read here, where CGlibcExtras is imported: Swift attributes `struct stat` and
+/// `struct timespec` to whichever module included their headers first, so code
+/// elsewhere could not rely on reading their members.
+func fileIdentity(_ path: String) throws(Errno) -> (device: UInt64, inode: UInt64, size: Int64, modified: Int64) {
+    var status = try fileStatus(path)
+    return (UInt64(status.st_dev), UInt64(status.st_ino), Int64(status.st_size),
+            Int64(loctrack_modification_nanoseconds(&status)))
 }
 
 /// Everything from `descriptor`'s offset to its end.

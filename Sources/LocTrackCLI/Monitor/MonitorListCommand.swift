@@ -38,7 +38,8 @@ struct MonitorListCommand {
         return line + "}\n"
     }
 
-    /// `home  circle 52.5000000, 13.4000000 r 100 m  satisfied since 2026-…`.
+    /// `home  circle 52.5000000, 13.4000000 r 100 m  satisfied since 2026-…`
+    /// (or `…, accuracy too poor to decide at 2026-…` after an accuracy limit).
     private func text(_ record: GeofenceRecord) -> String {
         var line = "\(record.identifier)  "
         switch record.condition.shape {
@@ -55,7 +56,10 @@ struct MonitorListCommand {
             line += polygons.count == 1 ? "polygon of \(points) points" : "\(polygons.count) polygons, \(points) points"
         }
         line += "  \(record.state)"
-        if let time = record.lastEvent?.time { line += " since \(time.iso8601)" }
+        if let event = record.lastEvent, let time = event.time {
+            // An accuracy limit leaves the state as it was: its time is not when the state began.
+            line += event.accuracyLimited ? ", accuracy too poor to decide at \(time.iso8601)" : " since \(time.iso8601)"
+        }
         return line + "\n"
     }
 }

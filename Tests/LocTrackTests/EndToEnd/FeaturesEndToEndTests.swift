@@ -640,10 +640,10 @@ enum Parsers {
         return problems
     }
 
-    /// What is wrong with the JSON lines by docs/fix.schema.json (empty: nothing). Checks the
+    /// What is wrong with the JSON lines by `docs/<schema>` (empty: nothing). Checks the
     /// field names, required fields and types itself, and validates fully with the `jsonschema`
     /// package where it is installed.
-    static func schemaProblems(_ json: String) async throws -> [String] {
+    static func schemaProblems(_ json: String, schema schemaName: String = "fix.schema.json") async throws -> [String] {
         let script = #"""
             import json, sys
             schema = json.load(open(sys.argv[1]))
@@ -660,6 +660,10 @@ enum Parsers {
                     spec = schema["properties"].get(key)
                     if spec is None:
                         problems.append("%d: %s is not in the schema" % (number, key))
+                    elif "const" in spec and value != spec["const"]:
+                        problems.append("%d: %s=%r is not %r" % (number, key, value, spec["const"]))
+                    elif "enum" in spec and value not in spec["enum"]:
+                        problems.append("%d: %s=%r is not one of %r" % (number, key, value, spec["enum"]))
                     elif "type" in spec and (not isinstance(value, types[spec["type"]]) or (spec["type"] != "boolean" and isinstance(value, bool))):
                         problems.append("%d: %s=%r is not %s" % (number, key, value, spec["type"]))
                 try:
@@ -670,7 +674,7 @@ enum Parsers {
                     problems.append("%d: %s" % (number, error.message))
             print(json.dumps(problems))
             """#
-        let schema = repositoryRoot.appendingPathComponent("docs/fix.schema.json").path
+        let schema = repositoryRoot.appendingPathComponent("docs/\(schemaName)").path
         guard let problems = try await python(script, input: json, arguments: [schema]) as? [String] else {
             throw HarnessError("unexpected schema check result")
         }

@@ -82,14 +82,14 @@ package struct GeofenceEngine: Sendable {
             condition.lastEvent = event
             return event
         case .undecided:
-            condition.accuracyLimitReported = false
+            liftAccuracyLimit(of: &condition, error: fix.horizontalError, size: region.geometry.size)
             return nil
         case .inside:
             decided = .satisfied
         case .outside:
             decided = .unsatisfied
         }
-        condition.accuracyLimitReported = false
+        liftAccuracyLimit(of: &condition, error: fix.horizontalError, size: region.geometry.size)
         guard decided != condition.state else {
             condition.pending = nil
             return nil
@@ -105,6 +105,12 @@ package struct GeofenceEngine: Sendable {
         let event = GeofenceEvent(monitor: name, identifier: condition.identifier, state: decided, fix: fix)
         condition.lastEvent = event
         return event
+    }
+
+    private func liftAccuracyLimit(of condition: inout MonitoredCondition, error: Double?, size: Double) {
+        if condition.accuracyLimitReported, GeofenceRules.liftsAccuracyLimit(error: error, size: size) {
+            condition.accuracyLimitReported = false
+        }
     }
 
     private mutating func updateAttention(_ slot: Int) {

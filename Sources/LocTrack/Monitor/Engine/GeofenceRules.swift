@@ -19,6 +19,19 @@ package struct GeofenceRules: Sendable, Hashable {
         max(minimumMargin, marginShare * size)
     }
 
+    /// Whether a fix with error estimate `error` lifts a condition's reported accuracy limit,
+    /// so that the next fix too poor to decide it is reported again.
+    ///
+    /// The same hysteresis as at the boundary, applied to the accuracy: the limit is
+    /// reported when the error circle grows larger than the condition, and lifted only
+    /// when it has shrunk below the condition's size by the margin (at most by half the
+    /// size). An `eph` wavering around the size therefore reports the limit once, not
+    /// at every swing.
+    package static func liftsAccuracyLimit(error: Double?, size: Double) -> Bool {
+        guard let error, error.isFinite, error >= 0 else { return false }
+        return error <= size - min(margin(forSize: size), size / 2)
+    }
+
     /// What one fix says about one condition.
     package enum Verdict: Equatable {
         /// No `eph`, or an error circle larger than the condition: nothing can be decided.

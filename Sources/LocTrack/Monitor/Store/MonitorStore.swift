@@ -103,10 +103,10 @@ package struct MonitorStore: Sendable {
     /// The state file's identity and version, or nil when there is none (or it cannot
     /// be examined, which the next ``read()`` will report).
     package func signature() -> FileSignature? {
-        guard let status = try? fileStatus(statePath) else { return nil }
+        guard let file = try? fileIdentity(statePath) else { return nil }
         return FileSignature(
-            device: UInt64(status.st_dev), inode: UInt64(status.st_ino), size: Int64(status.st_size),
-            modificationSeconds: Int64(status.st_mtim.tv_sec), modificationNanoseconds: Int64(status.st_mtim.tv_nsec))
+            device: file.device, inode: file.inode, size: file.size,
+            modificationSeconds: file.modified / 1_000_000_000, modificationNanoseconds: file.modified % 1_000_000_000)
     }
 
     /// Locks the `.run` file for this process, creating it (and its folder) if needed.

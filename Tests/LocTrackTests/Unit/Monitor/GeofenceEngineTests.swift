@@ -61,6 +61,20 @@ struct GeofenceEngineTests {
         #expect(states(events) == ["small:satisfied", "small:satisfied(limited)"])
     }
 
+    @Test("Given an eph wavering around a 25 m fence's size, when processed, then the limit is reported once, and again only after an eph of 15 m or less")
+    func accuracyLimitHysteresis() {
+        var engine = F.engine([("gc", F.circle(radius: 25, north: 2000))])
+        var events: [GeofenceEvent] = []
+        for second in Int64(0)..<40 {
+            events += engine.process(F.fix(north: 0, eph: second % 2 == 0 ? 20 : 30, second: second))
+        }
+        // Decided (far outside) by the first 20 m fix; the 30 m ones are reported once.
+        #expect(states(events) == ["gc:unsatisfied", "gc:unsatisfied(limited)"])
+        // 25 − min(10, 12.5) = 15 m lifts the limit.
+        events = engine.process(F.fix(north: 0, eph: 15, second: 40)) + engine.process(F.fix(north: 0, eph: 30, second: 41))
+        #expect(states(events) == ["gc:unsatisfied(limited)"])
+    }
+
     @Test("Given fixes without eph, when processed, then they decide nothing")
     func noErrorEstimate() {
         var engine = F.engine([("c", F.circle(radius: 100))])
