@@ -15,7 +15,9 @@ package enum GPSDCommand {
     /// Asks gpsd for the latest fix of every watched device.
     static let poll = "?POLL;\n"
 
-    /// `text` as the inside of a JSON string literal (also used for loctrack's own JSON output).
+    /// `text` as the inside of a JSON string literal (RFC 8259 §7: quote, backslash and the
+    /// control characters escaped). loctrack's one JSON escaper: also used for its output
+    /// lines and, through `JSONValue.serialized`, the monitor's state file.
     package static func jsonEscaped(_ text: String) -> String {
         var escaped = ""
         escaped.reserveCapacity(text.utf8.count)

@@ -1,6 +1,5 @@
 import Glibc
 import LocTrack
-import Synchronization
 
 /// `loctrack monitor run`: one line per monitor event until SIGINT/SIGTERM, with
 /// `stream`'s reconnects and its reports on stderr.
@@ -21,12 +20,9 @@ struct MonitorRunCommand {
         }
         let reporter = StatusReporter(verbose: options.verbose)
         let session = GPSDSession(source: options.source, reconnectPolicy: options.reconnect ? .automatic : .never)
-        let stopSignal = Atomic<Int32>(0)
+        let shutdown: StreamShutdown
         do {
-            try SignalWatcher.start { signal in
-                if stopSignal.exchange(signal, ordering: .sequentiallyConsistent) != 0 { _exit(128 + signal) }
-                session.finish()
-            }
+            shutdown = try StreamShutdown.start(finishing: session)
         } catch {
             printError("cannot watch for signals: \(error)")
             return .unavailable
@@ -56,20 +52,7 @@ struct MonitorRunCommand {
             failure = error
         }
         session.finish()
-        switch await writer.finish() {
-        case .written, .closed:
-            break
-        case .failed(let code):
-            printError("cannot write output: \(Errno(code: code))")
-            return .outputFailed
-        }
-        if let error = failure as? GeofenceError {
-            printError(error.description)
-            return error.exitCode
-        }
-        guard let failure, stopSignal.load(ordering: .sequentiallyConsistent) == 0 else { return .success }
-        printError("\(failure)")
-        return .unavailable
+        return await shutdown.exitCode(writer: writer, failure: failure)
     }
 }
 

@@ -83,16 +83,10 @@ struct StreamCommand {
             intervalSeconds: options.intervalSeconds)
         let reporter = StatusReporter(verbose: options.verbose)
         let session = GPSDSession(source: options.source, reconnectPolicy: options.reconnect ? .automatic : .never)
-        let stopSignal = Atomic<Int32>(0)
+        let shutdown: StreamShutdown
         do {
-            try SignalWatcher.start(
-                timeout: options.durationSeconds.map { .milliseconds(Int64($0 * 1000)) },
-                onTimeout: { session.finish() }
-            ) { signal in
-                // A second signal means "now": the first one's graceful drain is taking too long.
-                if stopSignal.exchange(signal, ordering: .sequentiallyConsistent) != 0 { _exit(128 + signal) }
-                session.finish()
-            }
+            shutdown = try StreamShutdown.start(
+                finishing: session, after: options.durationSeconds.map { .milliseconds(Int64($0 * 1000)) })
         } catch {
             printError("cannot watch for signals: \(error)")
             return .unavailable
@@ -136,16 +130,7 @@ struct StreamCommand {
         }
         session.finish()
         writer.enqueue(encoder.end())
-        switch await writer.finish() {
-        case .written, .closed:
-            break
-        case .failed(let code):
-            printError("cannot write output: \(Errno(code: code))")
-            return .outputFailed
-        }
-        guard let failure, stopSignal.load(ordering: .sequentiallyConsistent) == 0 else { return .success }
-        printError("\(failure)")
-        return .unavailable
+        return await shutdown.exitCode(writer: writer, failure: failure)
     }
 }
 

@@ -24,8 +24,11 @@ struct ConformanceReplayTests {
 
         let gpsd = SocketpairGPSD()
         // The standard timings: a replay that stalls must not end an epoch early by the clock.
+        // Only the banner gets longer: on a loaded machine the replay task may start late.
+        var timings = ReaderTimings.standard
+        timings.banner = .seconds(30)
         let session = GPSDSession(source: GPSDSource(host: "scripted", port: "2947"), reconnectPolicy: .never,
-                                  reportsSatellites: false, connector: gpsd, timings: .standard)
+                                  reportsSatellites: false, connector: gpsd, timings: timings)
         var recorder = Recorder(session, session.fixes().events)
         let lines = try capture.replayLines()
         let replay = Task {

@@ -57,7 +57,7 @@ extension EndToEndTests {
         @Test("given a receiver standing on a circle's boundary for ten minutes with ±15 m of jitter when monitored then it decides once and never flaps", .timeLimit(.minutes(2)))
         func standingOnTheBoundary() async throws {
             let home = try StateHome()
-            var generator = SplitMix(seed: 2189)  // Traccar's flapping issue
+            var generator = SplitMix64(seed: 2189)  // Traccar's flapping issue
             let positions = (0..<600).map { _ in
                 (north: 200 + generator.uniform(-15, 15), east: generator.uniform(-15, 15))
             }

@@ -45,23 +45,10 @@ extension JSONValue {
         return value.description
     }
 
+    /// One escaper for all of loctrack's JSON: gpsd's commands, the output lines, the state file.
     private static func writeString(_ value: String, to text: inout String) {
         text += "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": text += "\\\""
-            case "\\": text += "\\\\"
-            case "\n": text += "\\n"
-            case "\r": text += "\\r"
-            case "\t": text += "\\t"
-            case "\u{08}": text += "\\b"
-            case "\u{0C}": text += "\\f"
-            case "\u{00}"..."\u{1F}":
-                let digits = String(scalar.value, radix: 16, uppercase: true)
-                text += (digits.count == 1 ? "\\u000" : "\\u00") + digits
-            default: text.unicodeScalars.append(scalar)
-            }
-        }
+        text += GPSDCommand.jsonEscaped(value)
         text += "\""
     }
 }

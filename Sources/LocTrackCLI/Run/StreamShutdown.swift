@@ -1,0 +1,45 @@
+import Glibc
+import LocTrack
+import Synchronization
+
+/// How a command that runs until a signal ends (`stream`, `monitor run`): the first
+/// SIGINT/SIGTERM finishes the session, which lets the loop write what it has and
+/// end; a second exits at once; and the exit code follows from what ended the loop.
+final class StreamShutdown: Sendable {
+    private let signal = Atomic<Int32>(0)
+
+    private init() {}
+
+    /// Starts the signal thread for `session`.
+    /// - Parameter duration: `--duration`: finish the session when it has passed.
+    /// - Throws: the `Errno` of a signal thread that could not start.
+    static func start(finishing session: GPSDSession, after duration: Duration? = nil) throws(Errno) -> StreamShutdown {
+        let shutdown = StreamShutdown()
+        try SignalWatcher.start(timeout: duration, onTimeout: { session.finish() }) { received in
+            // A second signal means "now": the first one's graceful drain is taking too long.
+            if shutdown.signal.exchange(received, ordering: .sequentiallyConsistent) != 0 { _exit(128 + received) }
+            session.finish()
+        }
+        return shutdown
+    }
+
+    /// Waits for `writer` to write everything, then says how the command ended:
+    /// a failed output (74) first, then `failure` (the loop's error: 69 for gpsd's,
+    /// a monitor's own code for its state file) unless a signal ended the loop.
+    func exitCode(writer: OutputWriter, failure: (any Error)?) async -> ExitCode {
+        switch await writer.finish() {
+        case .written, .closed:
+            break
+        case .failed(let code):
+            printError("cannot write output: \(Errno(code: code))")
+            return .outputFailed
+        }
+        if let error = failure as? GeofenceError {
+            printError(error.description)
+            return error.exitCode
+        }
+        guard let failure, signal.load(ordering: .sequentiallyConsistent) == 0 else { return .success }
+        printError("\(failure)")
+        return .unavailable
+    }
+}
