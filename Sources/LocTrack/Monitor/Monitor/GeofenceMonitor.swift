@@ -117,7 +117,7 @@ public actor GeofenceMonitor {
         var events = undelivered
         undelivered = []
         for case .fix(let fix) in batch { events += engine.process(fix) }
-        if engine.revision != persistedRevision { try synchronize() }
+        if engine.revision != persistedRevision { try persist() }
         return events + takeUndelivered()
     }
 
@@ -149,6 +149,17 @@ public actor GeofenceMonitor {
         if let last = lastSignatureCheck, now - last < Self.stateFileCheckMilliseconds { return }
         lastSignatureCheck = now
         if store.signature() != knownSignature { try synchronize() }
+    }
+
+    /// Saves the engine's decisions: straight over the state file when nobody else has
+    /// written it since this monitor last did, else by merging (``synchronize(_:)``).
+    private func persist() throws(GeofenceError) {
+        if try store.replace(with: engine.snapshot, ifStill: knownSignature) {
+            persistedRevision = engine.revision
+            knownSignature = store.signature()
+        } else {
+            try synchronize()
+        }
     }
 
     /// Under the state file's lock: apply `change` to the file's snapshot, take its

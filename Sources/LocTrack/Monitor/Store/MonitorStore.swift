@@ -100,6 +100,25 @@ package struct MonitorStore: Sendable {
         return changed
     }
 
+    /// Writes `snapshot` if the state file is still the version `expected` (nothing else
+    /// has written it since), under the exclusive lock, without reading it.
+    ///
+    /// A running monitor's decisions take this path: it knows the file's version from its
+    /// own last read or write, so re-reading and decoding the whole file for every
+    /// decision would be wasted. Every write renames a new file into place, so another
+    /// writer's change always shows in the signature (a new inode).
+    /// - Returns: false, writing nothing, when the file changed: merge through ``update(_:)``.
+    package func replace(with snapshot: MonitorSnapshot, ifStill expected: FileSignature?) throws(GeofenceError) -> Bool {
+        guard let lockDescriptor = try openLock(creatingDirectories: true) else {
+            throw .stateFileIO(path: lockPath, operation: "open", errorNumber: ENOENT)
+        }
+        defer { close(lockDescriptor) }
+        try lock(lockDescriptor, LOCK_EX, as: "lock")
+        guard signature() == expected else { return false }
+        try write(snapshot)
+        return true
+    }
+
     /// The state file's identity and version, or nil when there is none (or it cannot
     /// be examined, which the next ``read()`` will report).
     package func signature() -> FileSignature? {

@@ -198,6 +198,25 @@ struct MonitorStoreTests {
         }
     }
 
+    @Test("given a known version of the state file when replaced then it is written; once another update intervened, nothing is written")
+    func replaceOnlyIfUnchanged() throws {
+        try Self.withTemporaryDirectory { root in
+            let store = try MonitorStore(name: "m", directory: root)
+            var snapshot = try Self.add("a", to: store)
+            let known = store.signature()
+            snapshot.conditions[0].state = .satisfied
+            #expect(try store.replace(with: snapshot, ifStill: known))
+            #expect(try store.read() == snapshot)
+            let afterReplace = store.signature()
+            #expect(afterReplace != known)
+            _ = try Self.add("b", to: store)  // another process's add
+            snapshot.conditions[0].state = .unsatisfied
+            #expect(try !store.replace(with: snapshot, ifStill: afterReplace))
+            #expect(try store.read().conditions.map(\.identifier) == ["a", "b"])
+            #expect(try store.read().conditions[0].state == .satisfied)
+        }
+    }
+
     @Test("given the run lock held when it is taken again then alreadyRunning, and after release it can be taken")
     func runLock() throws {
         try Self.withTemporaryDirectory { root in
