@@ -150,9 +150,13 @@ conformance: build
 #                        and python3-gps when missing (apt-get), then the full benchmark
 #                        (about 12 minutes on 2 cores): flood-tpv and flood-sky, steady
 #                        1 Hz / 10 Hz, latency, idle, `once` on a warm and on a cold gpsd,
-#                        long flood. Prints the table and writes Benchmarks/results/latest.md.
-#                        BENCH_FLAGS='--rounds 7 --only flood,once ...' (run.py --help).
-#   make bench-smoke     the same at toy sizes (about 35 s; table in Benchmarks/bin/smoke.md):
+#                        long flood, monitor (`monitor run` with 10,000 polygons against
+#                        `stream` on both floods, target CPU per fix ≤ 2 × stream; about
+#                        2 minutes per 10,000-polygon run at the time of writing).
+#                        Prints the table and writes Benchmarks/results/latest.md.
+#                        BENCH_FLAGS='--rounds 7 --only flood,once,monitor ...' (run.py --help).
+#   make bench-smoke     the same at toy sizes (about 35 s, monitor: 200 polygons, ~1 s; table in
+#                        Benchmarks/bin/smoke.md):
 #                        fails only if something does not build, run or print the right fixes.
 #                        Clients whose tools cannot be installed are left out with a note.
 # ---------------------------------------------------------------------------

@@ -26,8 +26,12 @@ Workloads:
              no client: the device opens at the client's WATCH).
   long       loctrack alone, 1,000,000 epochs: private memory and VmHWM at 100,000 fixes,
              half-way and at the end.
+  monitor    `loctrack monitor run` with 10,000 polygons around the flood's track (and with
+             0 conditions, 1 circle) against `loctrack stream`, both floods: the figures of
+             the floods, events printed, the `monitor add --geojson` time; target: CPU per
+             fix ≤ 2 × stream. Events must be identical round by round (bench/monitor.py).
 
-Usage: run.py [--smoke] [--rounds N] [--only flood,steady,once,once-warm,once-cold,long] ...
+Usage: run.py [--smoke] [--rounds N] [--only flood,steady,once,once-warm,once-cold,long,monitor] ...
        (run.py --help lists every option)
 Exit status: 0 when every run completed and every correctness check passed (missed targets
 and timing-dependent oddities on a loaded machine are reported, not failed), 1 otherwise.
@@ -49,12 +53,13 @@ from bench import procs  # noqa: E402 (after the path)
 from bench.clients import make_clients  # noqa: E402
 from bench.findings import log, problems  # noqa: E402
 from bench.flood import run_floods, run_long  # noqa: E402
+from bench.monitor import monitor_section, run_monitor  # noqa: E402
 from bench.once import run_once_cold, run_once_warm  # noqa: E402
 from bench.report import git_revision, report  # noqa: E402
 from bench.steady import run_steady  # noqa: E402
 
 BIN = os.path.join(HERE, "bin")
-PARTS = ("flood", "steady", "once-warm", "once-cold", "long")
+PARTS = ("flood", "steady", "once-warm", "once-cold", "long", "monitor")
 
 
 def options():
@@ -65,6 +70,8 @@ def options():
     parser.add_argument("--flood-epochs", type=int, default=100_000)
     parser.add_argument("--long-epochs", type=int, default=1_000_000)
     parser.add_argument("--long-checkpoint", type=int, default=100_000)
+    parser.add_argument("--monitor-polygons", type=int, default=10_000, help="polygons of the monitor part "
+                        "(its floods have --flood-epochs epochs)")
     parser.add_argument("--steady-seconds", type=float, default=30)
     parser.add_argument("--warm-seconds", type=float, default=2)
     parser.add_argument("--idle-seconds", type=float, default=10)
@@ -74,7 +81,7 @@ def options():
                              "median needs more rounds than the driver's spawn jitter)")
     parser.add_argument("--once-max-age", type=float, default=2, help="loctrack once --max-age")
     parser.add_argument("--rates", default="1,10")
-    parser.add_argument("--only", default="flood,steady,once,long", help="any of " + ", ".join(PARTS) +
+    parser.add_argument("--only", default="flood,steady,once,long,monitor", help="any of " + ", ".join(PARTS) +
                         "; once means both once-warm and once-cold")
     parser.add_argument("--loctrack", default=os.environ.get("LOCTRACK",
                                                              os.path.join(ROOT, ".build/release/loctrack")))
@@ -90,6 +97,7 @@ def options():
         opts.flood_epochs = 2_000
         opts.long_epochs = 20_000
         opts.long_checkpoint = 2_000
+        opts.monitor_polygons = 200
         opts.steady_seconds = 2
         opts.warm_seconds = 1
         opts.idle_seconds = 1
@@ -102,6 +110,7 @@ def options():
     opts.once_warm_rounds = opts.once_warm_rounds or max(opts.once_rounds, 15)
     opts.flood_timeout = 120 + opts.flood_epochs / 1000
     opts.long_timeout = 120 + opts.long_epochs / 2000
+    opts.monitor_timeout = 600 + opts.flood_epochs / 200  # a slow monitor is a figure, not a hang
     opts.once_cold_timeout = 40
     opts.only = {part for item in opts.only.split(",") if item
                  for part in (("once-warm", "once-cold") if item == "once" else (item,))}
@@ -141,7 +150,9 @@ def main() -> int:
         warm = run_once_warm(opts, clients, workdir) if "once-warm" in opts.only else None
         cold = run_once_cold(opts, clients, workdir) if "once-cold" in opts.only else None
         long = run_long(opts, clients, workdir) if "long" in opts.only else None
-    table = report(opts, clients, floods, steady, warm, cold, long)
+        monitor = run_monitor(opts, clients, workdir) if "monitor" in opts.only else None
+    table = report(opts, clients, floods, steady, warm, cold, long,
+                   monitor_section(opts, monitor) if monitor else [])
     print(table)
     os.makedirs(os.path.dirname(os.path.abspath(opts.output)), exist_ok=True)
     with open(opts.output, "w") as f:

@@ -8,5 +8,7 @@
   steady     paced 1 Hz / 10 Hz runs, latency and the idle watch
   live_gpsd  a real gpsd on a pseudo-terminal fed 1 Hz NMEA
   once       `once` on a warm and on a cold gpsd
+  geofences  deterministic polygons around the flood's track
+  monitor    `monitor run` with 10,000 polygons against `stream` on the floods
   report     the markdown table
 """

@@ -144,12 +144,12 @@ TIME = "/usr/bin/time"
 HAVE_TIME = os.access(TIME, os.X_OK)
 
 
-def run_measured(stages, stdout, stderr, timeout: float, scratch: str, sample_s: float = 0.01):
+def run_measured(stages, stdout, stderr, timeout: float, scratch: str, sample_s: float = 0.01, env=None):
     """Runs a client (one argv, or a pipeline of several, each stage's stdout into the next
     one's stdin) to its exit. Returns wall time from the first spawn to the last exit, and
     the sums over the stages of CPU (wait4: user, sys), peak RSS (GNU time's %M; without
     it, VmHWM as last sampled) and peak private memory (RssAnon sampled every sample_s);
-    None on timeout (the stages are stopped)."""
+    None on timeout (the stages are stopped). `env`: the stages' environment (default the driver's)."""
     started, samplers, rss_files = [], [], []
     start = time.monotonic_ns()
     upstream = subprocess.DEVNULL
@@ -157,7 +157,8 @@ def run_measured(stages, stdout, stderr, timeout: float, scratch: str, sample_s:
         last = index == len(stages) - 1
         rss_file = os.path.join(scratch, f"rss-{index}.txt")
         wrapped = [TIME, "-f", "%M", "-o", rss_file] + argv if HAVE_TIME else argv
-        proc = procs.spawn(wrapped, stdin=upstream, stdout=stdout if last else subprocess.PIPE, stderr=stderr)
+        proc = procs.spawn(wrapped, stdin=upstream, stdout=stdout if last else subprocess.PIPE, stderr=stderr,
+                            env=env)
         if upstream is not subprocess.DEVNULL:
             upstream.close()  # the pipe's ends now belong to the two stages alone
         upstream = proc.stdout

@@ -191,7 +191,8 @@ def ages_line(kind, results):
     return [f"- `once` {kind}: age of the printed fix by the wall clock at exit, median: " + ", ".join(parts) + "."]
 
 
-def report(opts, clients, floods, steady, warm, cold, long) -> str:
+def report(opts, clients, floods, steady, warm, cold, long, sections=()) -> str:
+    """`sections`: markdown lines of parts with tables of their own (bench/monitor.py), after the main one."""
     now = datetime.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z")
     out = [f"# loctrack benchmark results ({'smoke run' if opts.smoke else 'make bench'})", "",
            f"- date: {now}",
@@ -212,17 +213,21 @@ def report(opts, clients, floods, steady, warm, cold, long) -> str:
     once_rows(table, warm, cold)
     if long:
         long_rows(table, opts, long)
-    out += table.lines
+    out += table.lines if len(table.lines) > 2 else []  # header only: no part of the main table ran
     extra = ages_line("warm", warm) + ages_line("cold", cold)
     missing = [name for name in ALL if name not in clients]
     if missing:
         extra.append("- not run here (not installed): " + ", ".join(missing) + ".")
     if extra:
         out += [""] + extra
+    out += list(sections)
     checks = "all checks passed"
     if floods:
         checks += (" (on both floods every client printed exactly one fix per epoch, and loctrack's output, less "
                    "its own `stationary` field, equals the C client's byte for byte)")
+    if sections:
+        checks += (" (monitor: every event line is an EVENT object, each variant's events are the same bytes in "
+                   "every round and on both floods)")
     out += ["", "Correctness: " + (checks + "." if not problems else "**problems**:")]
     out += [f"- {p}" for p in problems]
     if notes:
