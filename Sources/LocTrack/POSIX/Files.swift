@@ -33,6 +33,20 @@ func syncFile(_ descriptor: Int32) throws(Errno) {
     guard retryingInterrupts({ fsync(descriptor) }) == 0 else { throw .current }
 }
 
+/// `fdatasync(2)`: the file's data (and its size), not the rest of its metadata: what
+/// an append needs to survive a power cut.
+func syncData(_ descriptor: Int32) throws(Errno) {
+    guard retryingInterrupts({ fdatasync(descriptor) }) == 0 else { throw .current }
+}
+
+/// The byte at `offset` (`pread(2)`), or nil past the end.
+func byte(at offset: Int64, of descriptor: Int32) throws(Errno) -> UInt8? {
+    var value: UInt8 = 0
+    let count = retryingInterrupts { pread(descriptor, &value, 1, off_t(offset)) }
+    guard count >= 0 else { throw .current }
+    return count == 1 ? value : nil
+}
+
 /// Syncs the directory `path`, so a `rename` into it survives a power cut.
 func syncDirectory(_ path: String) throws(Errno) {
     let descriptor = try openFile(path, flags: O_RDONLY | O_DIRECTORY)

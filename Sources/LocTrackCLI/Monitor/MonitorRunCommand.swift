@@ -27,7 +27,8 @@ struct MonitorRunCommand {
             printError("cannot watch for signals: \(error)")
             return .unavailable
         }
-        var transitions = await OwnTracksTransitions(monitor: monitor)
+        // Only OwnTracks needs each transition's previous state.
+        var transitions = format == .owntracks ? await OwnTracksTransitions(monitor: monitor) : nil
         let writer = OutputWriter(descriptor: output.descriptor) { session.finish() }
         var failure: (any Error)?
         var events = session.events().makeAsyncIterator()
@@ -40,7 +41,7 @@ struct MonitorRunCommand {
                     let line: String? = switch format {
                     case .json: GeofenceEventLine.json(event)
                     case .text: GeofenceEventLine.text(event)
-                    case .owntracks: await transitions.line(for: event)
+                    case .owntracks: await transitions?.line(for: event)
                     }
                     guard let line else { continue }
                     text += line

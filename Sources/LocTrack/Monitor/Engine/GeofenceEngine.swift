@@ -9,6 +9,9 @@ package struct GeofenceEngine: Sendable {
     private(set) package var snapshot: MonitorSnapshot
     /// Counts changes that must reach the state file (states, pending changes, limits).
     private(set) package var revision = 0
+    /// The conditions whose decisions changed since ``markPersisted()``: what a running
+    /// monitor appends to its state file.
+    private(set) package var changedSlots = Set<Int>()
 
     /// Prepared geometry, one per condition, in ``MonitorSnapshot/conditions`` order.
     private var regions: [PreparedRegion] = []
@@ -18,6 +21,7 @@ package struct GeofenceEngine: Sendable {
     /// Slots that need looking at whatever the fix's position: state not `unsatisfied`,
     /// a pending change, or an accuracy limit to lift.
     private var attention = Set<Int32>()
+    private var slotsByIdentifier: [String: Int] = [:]
 
     package init(snapshot: MonitorSnapshot, rules: GeofenceRules = GeofenceRules()) {
         self.snapshot = snapshot
@@ -28,6 +32,21 @@ package struct GeofenceEngine: Sendable {
     /// The monitor's name.
     package var name: String { snapshot.name }
 
+    /// The condition `identifier`, if the engine holds it.
+    package func condition(_ identifier: String) -> MonitoredCondition? {
+        slotsByIdentifier[identifier].map { snapshot.conditions[$0] }
+    }
+
+    /// The conditions in ``changedSlots``, in slot order.
+    package var changedConditions: [MonitoredCondition] {
+        changedSlots.sorted().map { snapshot.conditions[$0] }
+    }
+
+    /// Says that the state file now holds every decision made so far.
+    package mutating func markPersisted() {
+        changedSlots.removeAll(keepingCapacity: true)
+    }
+
     // MARK: Fixes
 
     /// Decides every condition the fix can decide, in the order the conditions were added.
@@ -36,12 +55,17 @@ package struct GeofenceEngine: Sendable {
         if let last = snapshot.lastFixTime, fix.time < last { return [] }
         snapshot.lastFixTime = fix.time
         let point = fix.point
-        var slots = attention
-        for slot in grid.candidates(near: point) { slots.insert(slot) }
-        for slot in grid.everywhere { slots.insert(slot) }
-        for slot in slotsTooSmall(for: fix.horizontalError) { slots.insert(slot) }
+        // The conditions this fix can change (see SpatialGrid), in slot order, each once:
+        // sorting a few small lists costs less than hashing them into a set.
+        var slots = Array(attention)
+        slots += grid.candidates(near: point)
+        slots += grid.everywhere
+        slots += slotsTooSmall(for: fix.horizontalError)
+        slots.sort()
         var events: [GeofenceEvent] = []
-        for slot in slots.sorted() {
+        var previous: Int32 = -1
+        for slot in slots where slot != previous {
+            previous = slot
             if let event = decide(Int(slot), with: fix, at: point) { events.append(event) }
         }
         return events
@@ -61,55 +85,64 @@ package struct GeofenceEngine: Sendable {
 
     private mutating func decide(_ slot: Int, with fix: Fix, at point: GeoPoint) -> GeofenceEvent? {
         let region = regions[slot]
-        var condition = snapshot.conditions[slot]
-        defer {
-            if condition != snapshot.conditions[slot] {
-                snapshot.conditions[slot] = condition
-                revision += 1
-                updateAttention(slot)
-            }
-        }
+        let monitor = name
         let verdict = GeofenceRules.verdict(error: fix.horizontalError, size: region.geometry.size) {
             region.geometry.signedDistance(from: point)
         }
         let decided: GeofenceState
         switch verdict {
         case .accuracyLimited:
-            guard !condition.accuracyLimitReported else { return nil }
-            condition.accuracyLimitReported = true
-            let event = GeofenceEvent(
-                monitor: name, identifier: condition.identifier, state: condition.state, fix: fix, accuracyLimited: true)
-            condition.lastEvent = event
-            return event
+            guard !snapshot.conditions[slot].accuracyLimitReported else { return nil }
+            return change(slot) { condition in
+                condition.accuracyLimitReported = true
+                let event = GeofenceEvent(
+                    monitor: monitor, identifier: condition.identifier, state: condition.state, fix: fix, accuracyLimited: true)
+                condition.lastEvent = event
+                return event
+            }
         case .undecided:
-            liftAccuracyLimit(of: &condition, error: fix.horizontalError, size: region.geometry.size)
+            liftAccuracyLimit(slot, error: fix.horizontalError, size: region.geometry.size)
             return nil
         case .inside:
             decided = .satisfied
         case .outside:
             decided = .unsatisfied
         }
-        liftAccuracyLimit(of: &condition, error: fix.horizontalError, size: region.geometry.size)
-        guard decided != condition.state else {
-            condition.pending = nil
+        liftAccuracyLimit(slot, error: fix.horizontalError, size: region.geometry.size)
+        let current = snapshot.conditions[slot]
+        guard decided != current.state else {
+            if current.pending != nil { change(slot) { $0.pending = nil } }
             return nil
         }
         if rules.dwellSeconds > 0 {
-            if condition.pending?.state != decided { condition.pending = PendingChange(state: decided, since: fix.time) }
-            guard let pending = condition.pending, fix.time.seconds(since: pending.since) >= rules.dwellSeconds else {
-                return nil
+            if current.pending?.state != decided {
+                change(slot) { $0.pending = PendingChange(state: decided, since: fix.time) }
             }
+            guard let pending = snapshot.conditions[slot].pending,
+                  fix.time.seconds(since: pending.since) >= rules.dwellSeconds else { return nil }
         }
-        condition.pending = nil
-        condition.state = decided
-        let event = GeofenceEvent(monitor: name, identifier: condition.identifier, state: decided, fix: fix)
-        condition.lastEvent = event
-        return event
+        return change(slot) { condition in
+            condition.pending = nil
+            condition.state = decided
+            let event = GeofenceEvent(monitor: monitor, identifier: condition.identifier, state: decided, fix: fix)
+            condition.lastEvent = event
+            return event
+        }
     }
 
-    private func liftAccuracyLimit(of condition: inout MonitoredCondition, error: Double?, size: Double) {
-        if condition.accuracyLimitReported, GeofenceRules.liftsAccuracyLimit(error: error, size: size) {
-            condition.accuracyLimitReported = false
+    /// Applies `body` to the condition in `slot` and records that it changed.
+    @discardableResult
+    private mutating func change<Result>(_ slot: Int, _ body: (inout MonitoredCondition) -> Result) -> Result {
+        let result = body(&snapshot.conditions[slot])
+        revision += 1
+        changedSlots.insert(slot)
+        updateAttention(slot)
+        return result
+    }
+
+    private mutating func liftAccuracyLimit(_ slot: Int, error: Double?, size: Double) {
+        if snapshot.conditions[slot].accuracyLimitReported, GeofenceRules.liftsAccuracyLimit(error: error, size: size) {
+            change(slot) { $0.accuracyLimitReported = false }
         }
     }
 
@@ -147,6 +180,8 @@ package struct GeofenceEngine: Sendable {
             revision += 1
             rebuildIndex()
         }
+        // The state file is written whole after a merge: nothing is left to append.
+        changedSlots.removeAll()
         return events
     }
 
@@ -161,6 +196,8 @@ package struct GeofenceEngine: Sendable {
         slotsBySize = regions.indices.map(Int32.init).sorted { regions[Int($0)].geometry.size < regions[Int($1)].geometry.size }
         attention = []
         for slot in snapshot.conditions.indices { updateAttention(slot) }
+        slotsByIdentifier = Dictionary(
+            snapshot.conditions.indices.map { (snapshot.conditions[$0].identifier, $0) }, uniquingKeysWith: { first, _ in first })
     }
 }
 

@@ -30,6 +30,12 @@ public actor GeofenceMonitor {
     /// `unmonitored` events from merges, delivered with the next batch's events.
     private var undelivered: [GeofenceEvent] = []
     private var runLock: RunLock?
+    /// Bytes of decisions appended since the file was last written whole, and how many may
+    /// be before the next save rewrites it whole (the journal then as large as the rest).
+    private var journalBytes = 0
+    private var journalLimit = GeofenceMonitor.smallestJournalLimit
+
+    static let smallestJournalLimit = 64 * 1024
 
     /// How often (monotonic time) a running monitor looks for `add` and `remove` from elsewhere.
     static let stateFileCheckMilliseconds: Int64 = 1000
@@ -60,6 +66,7 @@ public actor GeofenceMonitor {
         engine = GeofenceEngine(snapshot: snapshot, rules: GeofenceRules(dwellSeconds: dwell.seconds))
         persistedRevision = engine.revision
         knownSignature = store.signature()
+        journalLimit = max(Self.smallestJournalLimit, Int(knownSignature?.size ?? 0))
     }
 
     deinit {
@@ -99,7 +106,7 @@ public actor GeofenceMonitor {
 
     /// The condition `identifier`, its state and its last event.
     public func record(for identifier: String) -> GeofenceRecord? {
-        engine.snapshot.conditions.first { $0.identifier == identifier }?.record
+        engine.condition(identifier)?.record
     }
 
     /// The identifiers of the monitored conditions, in the order they were added.
@@ -151,15 +158,29 @@ public actor GeofenceMonitor {
         if store.signature() != knownSignature { try synchronize() }
     }
 
-    /// Saves the engine's decisions: straight over the state file when nobody else has
-    /// written it since this monitor last did, else by merging (``synchronize(_:)``).
+    /// Saves the engine's decisions: appended to the state file as one journal line when
+    /// nobody else has written it since this monitor last did; written whole when the
+    /// journal has grown as large as the rest; merged (``synchronize(_:)``) when another
+    /// process changed the file.
     private func persist() throws(GeofenceError) {
-        if try store.replace(with: engine.snapshot, ifStill: knownSignature) {
-            persistedRevision = engine.revision
-            knownSignature = store.signature()
+        let changes = engine.changedConditions
+        if !changes.isEmpty, journalBytes < journalLimit,
+           let appended = try store.append(changes, lastFixTime: engine.snapshot.lastFixTime, ifStill: knownSignature) {
+            journalBytes += appended
+        } else if try store.replace(with: engine.snapshot, ifStill: knownSignature) {
+            wroteWhole()
         } else {
             try synchronize()
+            return
         }
+        engine.markPersisted()
+        persistedRevision = engine.revision
+        knownSignature = store.signature()
+    }
+
+    private func wroteWhole() {
+        journalBytes = 0
+        journalLimit = max(Self.smallestJournalLimit, Int(store.signature()?.size ?? 0))
     }
 
     /// Under the state file's lock: apply `change` to the file's snapshot, take its
@@ -175,9 +196,11 @@ public actor GeofenceMonitor {
             snapshot = engine.snapshot
         }
         self.engine = engine
+        self.engine.markPersisted()
         undelivered += merged
         persistedRevision = engine.revision
         knownSignature = store.signature()
+        wroteWhole()
     }
 
     private func takeUndelivered() -> [GeofenceEvent] {

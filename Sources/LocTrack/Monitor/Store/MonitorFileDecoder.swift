@@ -4,7 +4,7 @@
 struct MonitorFileDecoder {
     let path: String
 
-    func snapshot(_ bytes: [UInt8]) throws(GeofenceError) -> MonitorSnapshot {
+    func snapshot(_ bytes: some Collection<UInt8>) throws(GeofenceError) -> MonitorSnapshot {
         let document: JSONValue
         do {
             document = try JSONValue(parsing: bytes)
@@ -68,7 +68,7 @@ struct MonitorFileDecoder {
             added: try members.optional("added") { value, key throws(GeofenceError) in try members.time(value, key) })
     }
 
-    private func event(_ value: JSONValue, at context: String, monitor: String, identifier: String) throws(GeofenceError) -> GeofenceEvent {
+    func event(_ value: JSONValue, at context: String, monitor: String, identifier: String) throws(GeofenceError) -> GeofenceEvent {
         let members = try object(value, at: context, allowing: ["state", "time", "lat", "lon", "eph", "accuracyLimited"])
         guard let state = GeofenceState(rawValue: try members.string("state")) else { throw members.mistyped("state", "a state") }
         var fix: Fix?
@@ -90,7 +90,7 @@ struct MonitorFileDecoder {
                              accuracyLimited: try members.flag("accuracyLimited"))
     }
 
-    private func object(_ value: JSONValue, at context: String, allowing names: Set<String>) throws(GeofenceError) -> StoredObject {
+    func object(_ value: JSONValue, at context: String, allowing names: Set<String>) throws(GeofenceError) -> StoredObject {
         guard let members = value.objectValue else {
             throw corrupt("\(context.isEmpty ? "" : context + ": ")expected an object, found \(value.kindDescription)")
         }

@@ -1,4 +1,5 @@
-/// The monitor state file: a ``MonitorSnapshot`` as one line of JSON.
+/// The monitor state file: a ``MonitorSnapshot`` as one line of JSON, followed by the
+/// decisions a running monitor made since (a journal, one line per save).
 ///
 /// ```
 /// {"loctrack":"monitor","version":1,"name":"default","nextSerial":3,
@@ -23,6 +24,17 @@
 ///   resolution) and its parser reads up to nanoseconds; a time with a finer fraction
 ///   is written with 9 digits here, so every stored time reads back exactly.
 /// - A restored `lastEvent`'s fix has its time, position and `eph` only (`mode` 2D).
+///
+/// **The journal.** A running monitor saves its decisions by appending one line per save
+/// instead of rewriting the whole file (with 10,000 polygons that is 3 MB per decision):
+/// ```
+/// {"decisions":[{"id":"home","serial":1,"state":"unsatisfied","lastEvent":{…}}],"lastFixTime":"…"}
+/// ```
+/// Each record replaces the decided members (`state`, `lastEvent`, `pending`,
+/// `accuracyLimitReported`) of the condition with that `id` and `serial`; `lastFixTime`
+/// replaces the snapshot's. A last line without its newline is a save that a crash or a
+/// power cut interrupted: it is left out, and the next save rewrites the whole file.
+/// Every whole write (``encode(_:)``) folds the journal into the first line.
 package enum MonitorFileFormat {
     static let tag = "monitor"
     static let version = 1
@@ -43,14 +55,32 @@ package enum MonitorFileFormat {
     /// The snapshot in `bytes`, read from `path` (named in errors).
     /// - Throws: ``GeofenceError/corruptStateFile(path:reason:)`` saying what does not match.
     package static func decode(_ bytes: [UInt8], path: String) throws(GeofenceError) -> MonitorSnapshot {
-        try MonitorFileDecoder(path: path).snapshot(bytes)
+        let decoder = MonitorFileDecoder(path: path)
+        let lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+        var snapshot = try decoder.snapshot(lines.first ?? [])
+        let journal = lines.dropFirst().dropLast()
+        guard !journal.isEmpty else { return snapshot }
+        // Identifiers are unique (the first line's decoder checks), so this index is exact.
+        let slots = Dictionary(uniqueKeysWithValues: snapshot.conditions.indices.map { (snapshot.conditions[$0].identifier, $0) })
+        // Complete journal lines only: after the last newline comes "" or an interrupted save.
+        for (index, line) in journal.enumerated() {
+            try decoder.applyDecisions(line, lineNumber: index + 2, to: &snapshot, slots: slots)
+        }
+        return snapshot
     }
 
-    private static func encode(_ condition: MonitoredCondition) -> JSONValue {
+    /// One journal line: the decided members of `conditions`, and the newest fix's time.
+    package static func encodeDecisions(_ conditions: [MonitoredCondition], lastFixTime: Timestamp?) -> [UInt8] {
+        var members = [JSONMember("decisions", .array(conditions.map { .object(decisionMembers($0)) }))]
+        if let time = lastFixTime { members.append(JSONMember("lastFixTime", .string(storedTime(time)))) }
+        return Array((JSONValue.object(members).serialized + "\n").utf8)
+    }
+
+    /// `id`, `serial` and the members a running monitor decides.
+    private static func decisionMembers(_ condition: MonitoredCondition) -> [JSONMember] {
         var members: [JSONMember] = [
             JSONMember("id", .string(condition.identifier)),
             JSONMember("serial", .number(Double(condition.serial))),
-            JSONMember("region", condition.condition.geoJSONGeometry),
             JSONMember("state", .string(heldState(condition.state))),
         ]
         if let event = condition.lastEvent { members.append(JSONMember("lastEvent", encode(event))) }
@@ -60,6 +90,12 @@ package enum MonitorFileFormat {
             ]))
         }
         if condition.accuracyLimitReported { members.append(JSONMember("accuracyLimitReported", true)) }
+        return members
+    }
+
+    private static func encode(_ condition: MonitoredCondition) -> JSONValue {
+        var members = decisionMembers(condition)
+        members.insert(JSONMember("region", condition.condition.geoJSONGeometry), at: 2)
         // When it was added, by the wall clock: OwnTracks names a region by it (`wtst`).
         if let added = condition.added { members.append(JSONMember("added", .string(storedTime(added)))) }
         return .object(members)

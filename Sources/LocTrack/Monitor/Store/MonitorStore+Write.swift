@@ -38,6 +38,35 @@ extension MonitorStore {
         }
     }
 
+    /// Appends one journal line with the decisions in `conditions` (``MonitorFileFormat``),
+    /// if the state file is still the version `expected`, under the exclusive lock: a
+    /// running monitor's save, a few hundred bytes instead of the whole file.
+    ///
+    /// The line is written with one `write` and `fdatasync`ed. A power cut or SIGKILL in
+    /// between leaves a last line without its newline, which readers leave out.
+    /// - Returns: the bytes appended; nil, writing nothing, when the file changed, is
+    ///   missing, or ends in an interrupted line: then write it whole.
+    package func append(
+        _ conditions: [MonitoredCondition], lastFixTime: Timestamp?, ifStill expected: FileSignature?
+    ) throws(GeofenceError) -> Int? {
+        guard let expected else { return nil }
+        return try withExclusiveLock { () throws(GeofenceError) -> Int? in
+            guard signature() == expected else { return nil }
+            let descriptor = try io(statePath, "open") { () throws(Errno) in
+                try openFile(statePath, flags: O_RDWR | O_APPEND)
+            }
+            defer { close(descriptor) }
+            let last = try io(statePath, "read") { () throws(Errno) in try byte(at: expected.size - 1, of: descriptor) }
+            guard last == UInt8(ascii: "\n") else { return nil }
+            let line = MonitorFileFormat.encodeDecisions(conditions, lastFixTime: lastFixTime)
+            try io(statePath, "append to") { () throws(Errno) in
+                if let error = line.withUnsafeBytes({ writeAll(descriptor, $0) }) { throw error }
+                try syncData(descriptor)
+            }
+            return line.count
+        }
+    }
+
     /// Runs a system call wrapper, turning its `Errno` into `.stateFileIO` for `path`.
     func io<Value>(_ path: String, _ operation: String, _ body: () throws(Errno) -> Value) throws(GeofenceError) -> Value {
         do {

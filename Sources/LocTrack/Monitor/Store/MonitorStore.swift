@@ -109,14 +109,21 @@ package struct MonitorStore: Sendable {
     /// writer's change always shows in the signature (a new inode).
     /// - Returns: false, writing nothing, when the file changed: merge through ``update(_:)``.
     package func replace(with snapshot: MonitorSnapshot, ifStill expected: FileSignature?) throws(GeofenceError) -> Bool {
+        try withExclusiveLock { () throws(GeofenceError) -> Bool in
+            guard signature() == expected else { return false }
+            try write(snapshot)
+            return true
+        }
+    }
+
+    /// Runs `body` holding the exclusive lock on the lock file.
+    func withExclusiveLock<Result>(_ body: () throws(GeofenceError) -> Result) throws(GeofenceError) -> Result {
         guard let lockDescriptor = try openLock(creatingDirectories: true) else {
             throw .stateFileIO(path: lockPath, operation: "open", errorNumber: ENOENT)
         }
         defer { close(lockDescriptor) }
         try lock(lockDescriptor, LOCK_EX, as: "lock")
-        guard signature() == expected else { return false }
-        try write(snapshot)
-        return true
+        return try body()
     }
 
     /// The state file's identity and version, or nil when there is none (or it cannot
