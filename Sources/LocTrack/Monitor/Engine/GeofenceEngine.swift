@@ -1,3 +1,5 @@
+import Glibc
+
 /// Decides a monitor's conditions from fixes: a pure state machine, no I/O, no clock.
 ///
 /// ``process(_:)`` takes fixes in order and returns the events they cause;
@@ -13,14 +15,21 @@ package struct GeofenceEngine: Sendable {
     /// monitor appends to its state file.
     private(set) package var changedSlots = Set<Int>()
 
-    /// Prepared geometry, one per condition, in ``MonitorSnapshot/conditions`` order.
-    private var regions: [PreparedRegion] = []
+    /// Geometry, one per condition, in ``MonitorSnapshot/conditions`` order.
+    private var regions: [RegionGeometry] = []
+    /// The same conditions' boxes, sizes and margins: plain values, so that filtering the
+    /// grid's candidates copies nothing that needs reference counting.
+    private var filters: [RegionFilter] = []
     private var grid = SpatialGrid(reaches: [])
     /// Condition slots by ascending size: those a given error circle is too large for are a prefix.
     private var slotsBySize: [Int32] = []
     /// Slots that need looking at whatever the fix's position: state not `unsatisfied`,
     /// a pending change, or an accuracy limit to lift.
     private var attention = Set<Int32>()
+    /// The same, by slot: a test that costs no hashing.
+    private var needsAttention: [Bool] = []
+    /// The candidates of the fix being processed (kept to reuse its storage).
+    private var scratch: [Int32] = []
     private var slotsByIdentifier: [String: Int] = [:]
 
     package init(snapshot: MonitorSnapshot, rules: GeofenceRules = GeofenceRules()) {
@@ -55,12 +64,20 @@ package struct GeofenceEngine: Sendable {
         if let last = snapshot.lastFixTime, fix.time < last { return [] }
         snapshot.lastFixTime = fix.time
         let point = fix.point
-        // The conditions this fix can change (see SpatialGrid), in slot order, each once:
-        // sorting a few small lists costs less than hashing them into a set.
-        var slots = Array(attention)
-        slots += grid.candidates(near: point)
-        slots += grid.everywhere
-        slots += slotsTooSmall(for: fix.horizontalError)
+        // The conditions this fix can change (see SpatialGrid), in slot order, each once.
+        // A grid candidate that needs no attention is skipped at once when the fix is
+        // outside its box grown by the error and the margin: it stays unsatisfied.
+        var slots: [Int32] = []
+        swap(&slots, &scratch)  // reuses the last fix's storage
+        slots.removeAll(keepingCapacity: true)
+        slots += attention
+        let error = fix.horizontalError
+        for candidates in [grid.candidates(near: point), grid.everywhere] {
+            for slot in candidates where !needsAttention[Int(slot)] && filters[Int(slot)].mayDecideOtherThanOutside(point, error: error) {
+                slots.append(slot)
+            }
+        }
+        slots += slotsTooSmall(for: error)
         slots.sort()
         var events: [GeofenceEvent] = []
         var previous: Int32 = -1
@@ -68,6 +85,7 @@ package struct GeofenceEngine: Sendable {
             previous = slot
             if let event = decide(Int(slot), with: fix, at: point) { events.append(event) }
         }
+        swap(&slots, &scratch)
         return events
     }
 
@@ -78,16 +96,18 @@ package struct GeofenceEngine: Sendable {
         var high = slotsBySize.count
         while low < high {
             let middle = (low + high) / 2
-            if regions[Int(slotsBySize[middle])].geometry.size < error { low = middle + 1 } else { high = middle }
+            if filters[Int(slotsBySize[middle])].size < error { low = middle + 1 } else { high = middle }
         }
         return slotsBySize[..<low]
     }
 
     private mutating func decide(_ slot: Int, with fix: Fix, at point: GeoPoint) -> GeofenceEvent? {
-        let region = regions[slot]
+        // No local copies of the slot's region or condition: this runs for every candidate
+        // of every fix, and a copy costs a retain and a release of each of their arrays.
         let monitor = name
-        let verdict = GeofenceRules.verdict(error: fix.horizontalError, size: region.geometry.size) {
-            region.geometry.signedDistance(from: point)
+        let size = filters[slot].size
+        let verdict = GeofenceRules.verdict(error: fix.horizontalError, size: size) {
+            regions[slot].signedDistance(from: point)
         }
         let decided: GeofenceState
         switch verdict {
@@ -101,21 +121,20 @@ package struct GeofenceEngine: Sendable {
                 return event
             }
         case .undecided:
-            liftAccuracyLimit(slot, error: fix.horizontalError, size: region.geometry.size)
+            liftAccuracyLimit(slot, error: fix.horizontalError, size: size)
             return nil
         case .inside:
             decided = .satisfied
         case .outside:
             decided = .unsatisfied
         }
-        liftAccuracyLimit(slot, error: fix.horizontalError, size: region.geometry.size)
-        let current = snapshot.conditions[slot]
-        guard decided != current.state else {
-            if current.pending != nil { change(slot) { $0.pending = nil } }
+        liftAccuracyLimit(slot, error: fix.horizontalError, size: size)
+        guard decided != snapshot.conditions[slot].state else {
+            if snapshot.conditions[slot].pending != nil { change(slot) { $0.pending = nil } }
             return nil
         }
         if rules.dwellSeconds > 0 {
-            if current.pending?.state != decided {
+            if snapshot.conditions[slot].pending?.state != decided {
                 change(slot) { $0.pending = PendingChange(state: decided, since: fix.time) }
             }
             guard let pending = snapshot.conditions[slot].pending,
@@ -148,11 +167,10 @@ package struct GeofenceEngine: Sendable {
 
     private mutating func updateAttention(_ slot: Int) {
         let condition = snapshot.conditions[slot]
-        if condition.state != .unsatisfied || condition.pending != nil || condition.accuracyLimitReported {
-            attention.insert(Int32(slot))
-        } else {
-            attention.remove(Int32(slot))
-        }
+        let needed = condition.state != .unsatisfied || condition.pending != nil || condition.accuracyLimitReported
+        guard needed != needsAttention[slot] else { return }
+        needsAttention[slot] = needed
+        if needed { attention.insert(Int32(slot)) } else { attention.remove(Int32(slot)) }
     }
 
     // MARK: Conditions
@@ -191,24 +209,51 @@ package struct GeofenceEngine: Sendable {
     }
 
     private mutating func rebuildIndex() {
-        regions = snapshot.conditions.map { PreparedRegion(RegionGeometry($0.condition)) }
-        grid = SpatialGrid(reaches: regions.map(\.reach))
-        slotsBySize = regions.indices.map(Int32.init).sorted { regions[Int($0)].geometry.size < regions[Int($1)].geometry.size }
+        regions = snapshot.conditions.map { RegionGeometry($0.condition) }
+        filters = regions.map(RegionFilter.init)
+        grid = SpatialGrid(reaches: filters.map(\.reach))
+        slotsBySize = filters.indices.map(Int32.init).sorted { filters[Int($0)].size < filters[Int($1)].size }
         attention = []
+        needsAttention = Array(repeating: false, count: snapshot.conditions.count)
         for slot in snapshot.conditions.indices { updateAttention(slot) }
         slotsByIdentifier = Dictionary(
             snapshot.conditions.indices.map { (snapshot.conditions[$0].identifier, $0) }, uniquingKeysWith: { first, _ in first })
     }
 }
 
-/// A condition's geometry with the box outside which a fix that can decide it says `unsatisfied`.
-private struct PreparedRegion {
-    let geometry: RegionGeometry
-    /// The bounding box grown by the margin plus the size (the largest error that decides).
+/// What the engine knows of a condition before it measures: its size and margin, and
+/// the boxes outside which a fix can only say `unsatisfied`. Plain values only.
+private struct RegionFilter {
+    let size: Double
+    let margin: Double
+    let box: BoundingBox
+    /// The bounding box grown by the margin plus the size (the largest error that decides):
+    /// what the grid files the condition under.
     let reach: BoundingBox
+    /// Degrees of longitude per metre at the box's edge nearest a pole (the widest), or
+    /// 0 where that is undefined (a box reaching a pole).
+    private let longitudeDegreesPerMetre: Double
 
     init(_ geometry: RegionGeometry) {
-        self.geometry = geometry
-        reach = geometry.boundingBox.expanded(by: GeofenceRules.margin(forSize: geometry.size) + geometry.size)
+        size = geometry.size
+        margin = GeofenceRules.margin(forSize: geometry.size)
+        box = geometry.boundingBox
+        reach = box.expanded(by: margin + size)
+        let cosine = cos(max(abs(box.minLatitude), abs(box.maxLatitude)) * Double.pi / 180)
+        longitudeDegreesPerMetre = cosine > 1e-6 ? 1 / (Earth.metresPerDegree * cosine) : 0
+    }
+
+    /// False when a fix at `point` with this error estimate can only decide `unsatisfied`:
+    /// it is outside the bounding box grown by the error and the margin, so at least that
+    /// far from the region. True when it must be evaluated (no usable error, or near).
+    /// (``BoundingBox/expanded(by:)`` without its cosine: this runs for every candidate.)
+    func mayDecideOtherThanOutside(_ point: GeoPoint, error: Double?) -> Bool {
+        guard let error, error.isFinite, error >= 0, error <= size, longitudeDegreesPerMetre > 0 else { return true }
+        let distance = error + margin
+        let latitudeDelta = distance / Earth.metresPerDegree
+        let longitudeDelta = distance * longitudeDegreesPerMetre
+        guard box.minLongitude - longitudeDelta >= -180, box.maxLongitude + longitudeDelta <= 180 else { return true }
+        return point.latitude >= box.minLatitude - latitudeDelta && point.latitude <= box.maxLatitude + latitudeDelta
+            && point.longitude >= box.minLongitude - longitudeDelta && point.longitude <= box.maxLongitude + longitudeDelta
     }
 }

@@ -43,24 +43,30 @@ package struct RegionGeometry: Sendable {
             var inside = false
             var nearest = Double.infinity
             for polygon in polygons {
-                var insideThis = false
-                for ring in polygon.rings {
-                    var previous = plane.project(ring[0])
-                    for vertex in ring.dropFirst() {
-                        let current = plane.project(vertex)
-                        nearest = min(nearest, LocalPlane.distanceFromOrigin(toSegment: previous, current))
-                        // Even-odd rule on a ray from the origin towards +x: holes flip it back.
-                        if (previous.y > 0) != (current.y > 0) {
-                            let crossing = previous.x + (0 - previous.y) * (current.x - previous.x) / (current.y - previous.y)
-                            if crossing > 0 { insideThis.toggle() }
-                        }
-                        previous = current
-                    }
-                }
-                inside = inside || insideThis
+                // Even-odd rule on a ray from the origin towards +x: holes flip it back.
+                var crossings = Self.walk(polygon.exterior, in: plane, nearest: &nearest)
+                for hole in polygon.holes { crossings += Self.walk(hole, in: plane, nearest: &nearest) }
+                inside = inside || crossings % 2 == 1
             }
             return inside ? -nearest : nearest
         }
+    }
+
+    /// Walks one closed ring in `plane`: lowers `nearest` to the ring's nearest edge and
+    /// returns how many edges a ray from the origin towards +x crosses.
+    private static func walk(_ ring: [GeoPoint], in plane: LocalPlane, nearest: inout Double) -> Int {
+        var crossings = 0
+        var previous = plane.project(ring[0])
+        for index in 1..<ring.count {
+            let current = plane.project(ring[index])
+            nearest = min(nearest, LocalPlane.distanceFromOrigin(toSegment: previous, current))
+            if (previous.y > 0) != (current.y > 0) {
+                let crossing = previous.x + (0 - previous.y) * (current.x - previous.x) / (current.y - previous.y)
+                if crossing > 0 { crossings += 1 }
+            }
+            previous = current
+        }
+        return crossings
     }
 
     /// Shoelace area of a closed ring, square metres, in a plane tangent at `center`.
