@@ -148,11 +148,11 @@ conformance: build
 #   make bench           release build of loctrack (the one in .build), the C reference
 #                        client and the flood gpsd emulator (in Benchmarks/bin), GNU time, jq
 #                        and python3-gps when missing (apt-get), then the full benchmark
-#                        (about 12 minutes on 2 cores): flood-tpv and flood-sky, steady
+#                        (about 13 minutes on 2 cores): flood-tpv and flood-sky, steady
 #                        1 Hz / 10 Hz, latency, idle, `once` on a warm and on a cold gpsd,
 #                        long flood, monitor (`monitor run` with 10,000 polygons against
 #                        `stream` on both floods, target CPU per fix ≤ 2 × stream; about
-#                        2 minutes per 10,000-polygon run at the time of writing).
+#                        80 s for its 5 rounds).
 #                        Prints the table and writes Benchmarks/results/latest.md.
 #                        BENCH_FLAGS='--rounds 7 --only flood,once,monitor ...' (run.py --help).
 #   make bench-smoke     the same at toy sizes (about 35 s, monitor: 200 polygons, ~1 s; table in
