@@ -12,6 +12,7 @@ let package = Package(
     name: "loctrack",
     products: [
         .library(name: "LocTrack", targets: ["LocTrack"]),
+        .library(name: "LocTrackMQTT", targets: ["LocTrackMQTT"]),
         .executable(name: "loctrack", targets: ["loctrack"]),
     ],
     targets: [
@@ -21,17 +22,27 @@ let package = Package(
             pkgConfig: "libgps",
             providers: [.apt(["libgps-dev"])]
         ),
+        // libmosquitto from Debian's libmosquitto-dev, the same way.
+        .systemLibrary(
+            name: "CMosquitto",
+            pkgConfig: "libmosquitto",
+            providers: [.apt(["libmosquitto-dev"])]
+        ),
         // glibc's GNU extensions (thread names, malloc arenas), through a commented shim.
         .systemLibrary(name: "CGlibcExtras"),
         // The library: reader thread, epochs, serial processor, AsyncSequence of events.
         // Only Sources/LocTrack/GPSD imports CGPS; only Sources/LocTrack/POSIX imports CGlibcExtras.
         .target(name: "LocTrack", dependencies: ["CGPS", "CGlibcExtras"], swiftSettings: strictSettings),
+        // Publishing to an MQTT broker: the disk spool, the publisher thread, OwnTracks payloads.
+        // A library of its own, so that programs that only read fixes need no libmosquitto.
+        // Only Sources/LocTrackMQTT/Broker imports CMosquitto.
+        .target(name: "LocTrackMQTT", dependencies: ["LocTrack", "CMosquitto"], swiftSettings: strictSettings),
         // The command line: argument parsing, output formats, signals, exit codes.
-        .target(name: "LocTrackCLI", dependencies: ["LocTrack"], swiftSettings: strictSettings),
+        .target(name: "LocTrackCLI", dependencies: ["LocTrack", "LocTrackMQTT"], swiftSettings: strictSettings),
         .executableTarget(name: "loctrack", dependencies: ["LocTrackCLI"], swiftSettings: strictSettings),
         .testTarget(
             name: "LocTrackTests",
-            dependencies: ["LocTrack", "LocTrackCLI"],
+            dependencies: ["LocTrack", "LocTrackMQTT", "LocTrackCLI"],
             // gpsd captures the conformance replay reads from the source tree (Fixtures/gpsd-logs/README.md).
             exclude: ["Fixtures"],
             swiftSettings: strictSettings
