@@ -77,7 +77,7 @@ struct StreamCommand {
 
     func run() async -> ExitCode {
         let format = options.format ?? .default(stdoutIsTerminal: output.isTerminal)
-        var encoder = format.makeEncoder()
+        var encoder = format.makeEncoder(trackerID: options.trackerID)
         var filter = FixFilter(
             minimumAccuracy: options.minimumAccuracy, minimumDistance: options.minimumDistance,
             intervalSeconds: options.intervalSeconds)
@@ -189,7 +189,7 @@ struct OnceCommand {
         statusLine?.erase()  // before anything else goes to stderr or stdout
         do {
             let fix = try result.get()
-            var encoder = format.makeEncoder()
+            var encoder = format.makeEncoder(trackerID: options.trackerID)
             try output.write(encoder.begin() + encoder.encode(fix) + encoder.end())
             return .success
         } catch let error as StandardOutput.WriteError {
