@@ -12,13 +12,77 @@ import Synchronization
 /// A broker that is down, a dropped network or a crash of this process therefore loses
 /// nothing: the spool is sent first on reconnect and on the next start.
 public final class Publisher: Sendable {
-    /// What the program and the thread share.
+    /// What the thread runs on: everything but the ``Publisher`` itself, so that a
+    /// publisher nobody holds any more is deinitialised, and its deinit stops the thread.
+    let core: PublisherCore
+
+    /// Opens the spool and starts the publisher's thread, which connects at once.
+    /// - Parameter onStatus: called on the publisher's thread for every change worth
+    ///   reporting (see ``PublisherStatus``).
+    public init(
+        _ configuration: PublisherConfiguration, onStatus: @escaping @Sendable (PublisherStatus) -> Void
+    ) throws(PublishError) {
+        core = try PublisherCore(configuration, onStatus: onStatus)
+        let core = self.core
+        do {
+            try startThread(named: "loctrack-mqtt") {
+                var loop = PublisherLoop(core: core)
+                loop.run()
+                core.threadEnded()
+            }
+        } catch {
+            throw .thread(error.code)
+        }
+    }
+
+    /// A publisher dropped without ``finish(drainingFor:)`` stops its thread at once; what
+    /// the broker has not acknowledged stays in the spool.
+    deinit {
+        core.requestStop(drainingFor: .zero)
+    }
+
+    /// Spools `payloads` as messages on `topic` (in order, durably) and wakes the thread.
+    /// - Returns: how many of the spool's oldest messages were dropped to stay within its limit.
+    @discardableResult
+    public func publish(_ payloads: [[UInt8]], to topic: String) throws(PublishError) -> Int {
+        guard !payloads.isEmpty else { return 0 }
+        let configuration = core.configuration
+        let messages = payloads.map {
+            SpoolMessage(topic: topic, payload: $0, qos: UInt8(configuration.qos), retain: configuration.retain)
+        }
+        let result: SpoolAppendResult
+        do {
+            result = try core.spool.append(messages)
+        } catch {
+            throw .spool(error.description)
+        }
+        core.wakeUps.wake()
+        if result.droppedOldest > 0 {
+            core.onStatus(.droppedOldest(count: result.droppedOldest, limitBytes: configuration.spoolLimitBytes))
+        }
+        return result.droppedOldest
+    }
+
+    /// Messages in the spool not yet acknowledged by the broker.
+    public var pendingCount: Int { core.spool.pendingCount }
+
+    /// Stops the thread: it first waits up to `drain` for the broker to acknowledge what
+    /// is spooled (while connected), then disconnects. What is not acknowledged stays in
+    /// the spool for the next start.
+    public func finish(drainingFor drain: Duration = .seconds(2)) async {
+        guard !core.requestStop(drainingFor: drain) else { return }
+        await withCheckedContinuation { continuation in core.whenEnded { continuation.resume() } }
+    }
+}
+
+/// The publisher's state shared by the program and the thread.
+final class PublisherCore: Sendable {
     struct Shared {
         var stopRequested = false
         /// Monotonic milliseconds after which a stopping thread gives up waiting for acknowledgements.
         var stopDeadline: Int64 = 0
         var ended = false
-        var waiter: CheckedContinuation<Void, Never>?
+        var waiters: [@Sendable () -> Void] = []
     }
 
     let configuration: PublisherConfiguration
@@ -27,12 +91,7 @@ public final class Publisher: Sendable {
     let shared = Mutex(Shared())
     let onStatus: @Sendable (PublisherStatus) -> Void
 
-    /// Opens the spool and starts the publisher's thread, which connects at once.
-    /// - Parameter onStatus: called on the publisher's thread for every change worth
-    ///   reporting (see ``PublisherStatus``).
-    public init(
-        _ configuration: PublisherConfiguration, onStatus: @escaping @Sendable (PublisherStatus) -> Void
-    ) throws(PublishError) {
+    init(_ configuration: PublisherConfiguration, onStatus: @escaping @Sendable (PublisherStatus) -> Void) throws(PublishError) {
         self.configuration = configuration
         self.onStatus = onStatus
         do {
@@ -42,50 +101,16 @@ public final class Publisher: Sendable {
         }
         do {
             wakeUps = try WakeUpPipe()
-            try startThread(named: "loctrack-mqtt") { [self] in
-                var loop = PublisherLoop(publisher: self)
-                loop.run()
-                let waiter = shared.withLock { shared in
-                    shared.ended = true
-                    defer { shared.waiter = nil }
-                    return shared.waiter
-                }
-                waiter?.resume()
-            }
         } catch {
             throw .thread(error.code)
         }
     }
 
-    /// Spools `payloads` as messages on `topic` (in order, durably) and wakes the thread.
-    /// - Returns: how many of the spool's oldest messages were dropped to stay within its limit.
+    /// Asks the thread to stop (the first request sets the deadline) and wakes it.
+    /// - Returns: whether the thread has already ended.
     @discardableResult
-    public func publish(_ payloads: [[UInt8]], to topic: String) throws(PublishError) -> Int {
-        guard !payloads.isEmpty else { return 0 }
-        let messages = payloads.map {
-            SpoolMessage(topic: topic, payload: $0, qos: UInt8(configuration.qos), retain: configuration.retain)
-        }
-        let result: SpoolAppendResult
-        do {
-            result = try spool.append(messages)
-        } catch {
-            throw .spool(error.description)
-        }
-        wakeUps.wake()
-        if result.droppedOldest > 0 {
-            onStatus(.droppedOldest(count: result.droppedOldest, limitBytes: configuration.spoolLimitBytes))
-        }
-        return result.droppedOldest
-    }
-
-    /// Messages in the spool not yet acknowledged by the broker.
-    public var pendingCount: Int { spool.pendingCount }
-
-    /// Stops the thread: it first waits up to `drain` for the broker to acknowledge what
-    /// is spooled (while connected), then disconnects. What is not acknowledged stays in
-    /// the spool for the next start.
-    public func finish(drainingFor drain: Duration = .seconds(2)) async {
-        let alreadyEnded = shared.withLock { shared in
+    func requestStop(drainingFor drain: Duration) -> Bool {
+        let ended = shared.withLock { shared in
             if !shared.stopRequested {
                 shared.stopRequested = true
                 shared.stopDeadline = Monotonic.milliseconds + drain.milliseconds
@@ -93,14 +118,26 @@ public final class Publisher: Sendable {
             return shared.ended
         }
         wakeUps.wake()
-        guard !alreadyEnded else { return }
-        await withCheckedContinuation { continuation in
-            let ended = shared.withLock { shared in
-                if !shared.ended { shared.waiter = continuation }
-                return shared.ended
-            }
-            if ended { continuation.resume() }
+        return ended
+    }
+
+    /// Runs `action` once the thread has ended (at once if it has).
+    func whenEnded(_ action: @escaping @Sendable () -> Void) {
+        let ended = shared.withLock { shared in
+            if !shared.ended { shared.waiters.append(action) }
+            return shared.ended
         }
+        if ended { action() }
+    }
+
+    /// Called by the thread as its last act.
+    func threadEnded() {
+        let waiters = shared.withLock { shared in
+            shared.ended = true
+            defer { shared.waiters = [] }
+            return shared.waiters
+        }
+        for waiter in waiters { waiter() }
     }
 }
 

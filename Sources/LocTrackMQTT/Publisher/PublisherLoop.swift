@@ -5,7 +5,7 @@ import Synchronization
 /// The publisher's thread: one `poll()` loop over the broker's socket and the wake-up
 /// pipe, which connects, sends the spool in order and retires what the broker acknowledged.
 struct PublisherLoop {
-    let publisher: Publisher
+    let publisher: PublisherCore
     private var connection: MQTTConnection?
     private var connected = false
     /// A connection was opened (so the next attempt is a reconnect of the same session).
@@ -22,7 +22,7 @@ struct PublisherLoop {
 
     private var configuration: PublisherConfiguration { publisher.configuration }
 
-    init(publisher: Publisher) {
+    init(core publisher: PublisherCore) {
         self.publisher = publisher
         nextToSend = publisher.spool.firstUnacknowledged
         switch publisher.configuration.reconnectPolicy {
@@ -127,16 +127,20 @@ struct PublisherLoop {
     /// its callbacks reported.
     private mutating func step() {
         guard let connection else { return }
+        var failure: MQTTError?
         if connection.socket >= 0 {
             do throws(MQTTError) {
                 try connection.readPackets()
                 if connection.wantsWrite { try connection.writePackets() }
                 try connection.housekeeping()
             } catch {
-                lost(because: "\(error)")
+                failure = error
             }
         }
-        handle(connection.takeEvents())
+        // The callbacks first: a refused CONNACK also fails the read, and is the better reason.
+        let events = connection.takeEvents()
+        handle(events)
+        if let failure, !stopped, !events.connackCodes.contains(where: { $0 != 0 }) { lost(because: "\(failure)") }
     }
 
     private mutating func handle(_ events: MQTTConnection.Events) {
@@ -163,7 +167,7 @@ struct PublisherLoop {
                 retryLater(because: MQTTConnection.connackText(code))
             }
         }
-        if events.disconnects.contains(where: { $0 != 0 }) { lost(because: "the connection was lost") }
+        if !stopped, events.disconnects.contains(where: { $0 != 0 }) { lost(because: "the connection was lost") }
         if acknowledged {
             do {
                 try publisher.spool.flushAcknowledgements()
