@@ -86,6 +86,7 @@ def run_fleet(opts, workdir: str):
                                                                timeout, results)) for index in range(devices)]
         for thread in threads:
             thread.start()
+        first = first_arrival(subscriber, threads)
         for thread in threads:
             thread.join()
         arrived = subscriber.wait(30)
@@ -113,12 +114,25 @@ def run_fleet(opts, workdir: str):
         return None
     wall = (arrived - start) / 1e9
     result = {"devices": devices, "rate": rate, "epochs": epochs, "total": total, "wall": wall,
-              "msg_per_s": total / wall, "broker_pct": broker_cpu / wall * 100, "broker_us": broker_cpu / total * 1e6,
+              "msg_per_s": total / wall, "steady_per_s": first and arrived > first and total / ((arrived - first) / 1e9), "broker_pct": broker_cpu / wall * 100, "broker_us": broker_cpu / total * 1e6,
               "broker_mb": memory["VmHWM"] and memory["VmHWM"] / 1024, "processes": ran}
     log(f"  {total:,} messages in {wall:.2f} s: {result['msg_per_s']:.0f} msg/s, broker {result['broker_pct']:.1f} % "
         f"of a core; loctrack per process: CPU {median([m['cpu_pct'] for m in ran]):.2f} % of a core, "
         f"rss {median([m['rss_mb'] for m in ran]) or 0:.1f} MB, private {median([m['private_mb'] for m in ran]) or 0:.2f} MB")
     return result
+
+
+def first_arrival(subscriber: Subscriber, threads):
+    """The monotonic ns at which the subscriber's output first grew (its first message), sampled
+    every 10 ms while the trackers run; None if nothing arrived meanwhile."""
+    while any(thread.is_alive() for thread in threads):
+        try:
+            if os.path.getsize(subscriber.out_path) > 0:
+                return time.monotonic_ns()
+        except OSError:
+            pass
+        time.sleep(0.01)
+    return None
 
 
 def run_device(opts, broker: Broker, index: int, port: int, base: str, timeout: float, results: list):
@@ -161,6 +175,7 @@ def fleet_section(opts, fleet) -> list[str]:
            "| figure | value | |", "|---|---:|---|",
            f"| messages per second, overall (offered: {fleet['devices'] * fleet['rate']:g}) | "
            f"{fmt(fleet['msg_per_s'], 0)} | |",
+           f"| messages per second, first to last arrival | {fmt(fleet['steady_per_s'], 0)} | |",
            f"| wall time (s) | {fmt(fleet['wall'], 2)} | |",
            f"| broker CPU (% of one core) | {fmt(fleet['broker_pct'], 2)} | |",
            f"| broker CPU per message (µs) | {fmt(fleet['broker_us'], 1)} | |",
