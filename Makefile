@@ -160,7 +160,7 @@ conformance: build
 #                        Prints the table and writes Benchmarks/results/latest.md.
 #                        BENCH_FLAGS='--rounds 7 --only flood,once,monitor ...' (run.py --help).
 #   make bench-smoke     the same at toy sizes (about 40 s, monitor: 200 polygons, ~1 s; publish:
-#                        500 messages, fleet: 5 trackers for 3 s, ~5 s together; table in
+#                        500 messages, fleet: 5 trackers for 2 s, ~4 s together; table in
 #                        Benchmarks/bin/smoke.md):
 #                        fails only if something does not build, run or print the right fixes.
 #                        Clients whose tools cannot be installed are left out with a note.

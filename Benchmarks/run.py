@@ -116,7 +116,7 @@ def options():
         opts.long_checkpoint = 2_000
         opts.monitor_polygons = 200
         opts.publish_messages = opts.publish_messages or 500
-        opts.fleet_devices, opts.fleet_seconds = 5, 3
+        opts.fleet_devices, opts.fleet_seconds = 5, 2
         opts.steady_seconds = 2
         opts.warm_seconds = 1
         opts.idle_seconds = 1
