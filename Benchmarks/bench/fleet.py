@@ -24,7 +24,7 @@ from .findings import log, note, warn
 from .flood import start_emulator, stderr_tail
 from .measure import median, run_measured
 from . import procs
-from .publish import STREAM_EXIT, arrival_problem, can_publish, folder_bytes, publish_argv
+from .publish import STREAM_EXIT, arrival_problem, can_publish, folder_bytes, publish_argv, spool_pending
 from .report import fmt
 
 FIRST_LAT = 38.110494  # the emulator's track 0 starts here; track I 0.001 * I further north
@@ -155,7 +155,9 @@ def run_device(opts, broker: Broker, index: int, port: int, base: str, timeout: 
     results[index] = {"cpu_pct": cpu / m["wall"] * 100, "cpu_us": cpu / epochs * 1e6,
                       "rss_mb": m["rss_kb"] and m["rss_kb"] / 1024,
                       "private_mb": m["private_kb"] and m["private_kb"] / 1024,
-                      "spool_kb": folder_bytes(spool) / 1024}
+                      "spool_kb": folder_bytes(spool) / 1024, "pending": spool_pending(spool)}
+    if results[index]["pending"]:
+        warn(f"fleet {name}: {results[index]['pending']} unacknowledged messages left in its spool")
 
 
 def fleet_section(opts, fleet) -> list[str]:
@@ -165,7 +167,8 @@ def fleet_section(opts, fleet) -> list[str]:
             ("loctrack CPU per message (µs)", "cpu_us", 1),
             ("loctrack peak RSS per process (MB)", "rss_mb", 1),
             ("loctrack peak private memory per process, RssAnon (MB)", "private_mb", 2),
-            ("loctrack spool at its exit (KB)", "spool_kb", 1)]
+            ("loctrack spool on disk at its exit (KB)", "spool_kb", 1),
+            ("… unacknowledged messages in it", "pending", 0)]
     out = ["", f"## Fleet: {fleet['devices']} trackers into one broker", "",
            f"{fleet['devices']} `loctrack stream --publish mqtt://127.0.0.1:PORT/fleet/devNN --client-id devNN "
            f"--spool DIR/devNN --qos 1` processes, each on a paced emulator of its own (TPV + SKY at "

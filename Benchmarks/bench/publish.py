@@ -19,8 +19,10 @@ from __future__ import annotations
 
 import os
 import shutil
+import struct
 import subprocess
 import time
+import zlib
 
 from .broker import MOSQUITTO_PUB, Broker, Subscriber
 from .clients import TIME_RE, TPV_START, rotate
@@ -79,6 +81,34 @@ def folder_bytes(path: str) -> int:
     return sum(os.path.getsize(os.path.join(d, f)) for d, _, files in os.walk(path) for f in files)
 
 
+def spool_pending(path: str):
+    """Messages still unacknowledged in a spool folder (docs/spool.md: `head` holds two slots
+    "LTSH" u64 u32-CRC, the larger valid one is the first unacknowledged sequence; each
+    `SEQUENCE.seg` holds records [u32 length][u32 CRC][body] from SEQUENCE on), or None when
+    there is no spool to read."""
+    try:
+        with open(os.path.join(path, "head"), "rb") as f:
+            slots = f.read()
+    except OSError:
+        return None
+    heads = [struct.unpack_from("<Q", slots, at + 4)[0] for at in (0, 16)
+             if slots[at:at + 4] == b"LTSH" and len(slots) >= at + 16
+             and zlib.crc32(slots[at:at + 12]) == struct.unpack_from("<I", slots, at + 12)[0]]
+    head = max(heads, default=0)
+    pending = 0
+    for name in os.listdir(path):
+        if not name.endswith(".seg"):
+            continue
+        with open(os.path.join(path, name), "rb") as f:
+            data = f.read()
+        sequence, at = int(name[:-4]), 0
+        while at + 8 <= len(data):
+            length = struct.unpack_from("<I", data, at)[0]
+            pending += sequence >= head
+            sequence, at = sequence + 1, at + 8 + length
+    return pending
+
+
 def publish_run(opts, variant: str, workload: str, workdir: str):
     """One publisher, a fresh broker and subscriber, one flood. Returns its measurements, or None."""
     epochs = opts.publish_messages
@@ -125,7 +155,10 @@ def publish_run(opts, variant: str, workload: str, workdir: str):
              cpu_us=(m["user"] + m["sys"]) / epochs * 1e6, broker_us=broker_cpu / epochs * 1e6,
              rss_mb=m["rss_kb"] and m["rss_kb"] / 1024, private_mb=m["private_kb"] and m["private_kb"] / 1024,
              broker_mb=memory["VmHWM"] and memory["VmHWM"] / 1024,
-             spool_kb=folder_bytes(spool) / 1024 if variant == PUBLISH else None)
+             spool_kb=folder_bytes(spool) / 1024 if variant == PUBLISH else None,
+             pending=spool_pending(spool) if variant == PUBLISH else None)
+    if m["pending"]:
+        warn(f"publish {workload}: {variant} left {m['pending']} unacknowledged messages in its spool")
     return m
 
 
@@ -169,7 +202,8 @@ ROWS = (  # key, label, digits, target on loctrack / pipeline
     ("rss_mb", "peak RSS, publishing side (MB)", 1, None),
     ("private_mb", "peak private memory, publishing side, RssAnon (MB)", 2, None),
     ("broker_mb", "broker VmHWM (MB)", 1, None),
-    ("spool_kb", "loctrack's spool at its exit (KB)", 1, None),
+    ("spool_kb", "loctrack's spool on disk at its exit (KB)", 1, None),
+    ("pending", "… unacknowledged messages in it", 0, None),
 )
 
 
