@@ -29,13 +29,13 @@ struct MonitorRunCommand {
         }
         // Only OwnTracks needs each transition's previous state.
         var transitions = format == .owntracks ? await OwnTracksTransitions(monitor: monitor) : nil
-        let writer = OutputWriter(descriptor: output.descriptor) { session.finish() }
+        let sink: any LineSink = OutputWriter(descriptor: output.descriptor) { session.finish() }
         var failure: (any Error)?
         var events = session.events().makeAsyncIterator()
         do {
             while let batch = try await events.nextBatch() {
                 for case .status(let status) in batch { reporter.report(status) }
-                var text = ""
+                var text = OutputBytes()
                 var lines = 0
                 for event in try await monitor.process(batch) {
                     let line: String? = switch format {
@@ -44,16 +44,16 @@ struct MonitorRunCommand {
                     case .owntracks: await transitions?.line(for: event)
                     }
                     guard let line else { continue }
-                    text += line
+                    text.append(line)
                     lines += 1
                 }
-                if lines > 0, !writer.enqueue(text, lines: lines) { break }
+                if lines > 0, await !sink.send(text, lines: lines) { break }
             }
         } catch {
             failure = error
         }
         session.finish()
-        return await shutdown.exitCode(writer: writer, failure: failure)
+        return await shutdown.exitCode(sink: sink, failure: failure)
     }
 }
 

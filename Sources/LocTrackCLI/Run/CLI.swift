@@ -91,8 +91,8 @@ struct StreamCommand {
             printError("cannot watch for signals: \(error)")
             return .unavailable
         }
-        let writer = OutputWriter(descriptor: output.descriptor) { session.finish() }
-        writer.enqueue(encoder.begin())
+        let sink: any LineSink = OutputWriter(descriptor: output.descriptor) { session.finish() }
+        sink.sendFraming(encoder.begin())
         var delivered = 0
         var failure: LocTrackError?
         var events = session.events().makeAsyncIterator()
@@ -107,7 +107,7 @@ struct StreamCommand {
                     case .status(let status):
                         if status.breaksTrack { encoder.breakTrack() }
                         if lines > 0 {
-                            guard await writer.enqueueAllowingHiccups(text, lines: lines) else { break reading }
+                            guard await sink.send(text, lines: lines) else { break reading }
                             (text, lines) = (OutputBytes(), 0)
                         }
                         reporter.report(status)
@@ -121,7 +121,7 @@ struct StreamCommand {
                     if done { break }
                 }
                 if lines > 0 {
-                    guard await writer.enqueueAllowingHiccups(text, lines: lines) else { break }
+                    guard await sink.send(text, lines: lines) else { break }
                 }
                 if done { break }
             }
@@ -129,8 +129,8 @@ struct StreamCommand {
             failure = error
         }
         session.finish()
-        writer.enqueue(encoder.end())
-        return await shutdown.exitCode(writer: writer, failure: failure)
+        sink.sendFraming(encoder.end())
+        return await shutdown.exitCode(sink: sink, failure: failure)
     }
 }
 
