@@ -1,5 +1,6 @@
 import Glibc
 import LocTrack
+import LocTrackMQTT
 
 /// `loctrack monitor run`: one line per monitor event until SIGINT/SIGTERM, with
 /// `stream`'s reconnects and its reports on stderr.
@@ -8,7 +9,7 @@ struct MonitorRunCommand {
     let output: StandardOutput
 
     func run() async -> ExitCode {
-        let format = options.format ?? (output.isTerminal ? .text : .json)
+        let format = options.format ?? (output.isTerminal && options.publish == nil ? .text : .json)
         let monitor: GeofenceMonitor
         do {
             monitor = try GeofenceMonitor(
@@ -29,7 +30,15 @@ struct MonitorRunCommand {
         }
         // Only OwnTracks needs each transition's previous state.
         var transitions = format == .owntracks ? await OwnTracksTransitions(monitor: monitor) : nil
-        let sink: any LineSink = OutputWriter(descriptor: output.descriptor) { session.finish() }
+        // A monitor's events go to TOPIC/event, where OwnTracks puts transitions.
+        let sink: any LineSink
+        switch SinkChoice.make(
+            publish: options.publish, topic: { $0.broker.topic + "/event" }, ownTracks: format == .owntracks,
+            verbose: options.verbose, output: output, session: session)
+        {
+        case .ready(let chosen): sink = chosen
+        case .failed(let code): return code
+        }
         var failure: (any Error)?
         var events = session.events().makeAsyncIterator()
         do {

@@ -1,5 +1,6 @@
 import Glibc
 import LocTrack
+import LocTrackMQTT
 import Synchronization
 
 /// The `loctrack` program: parse, run, return an exit code.
@@ -76,8 +77,9 @@ struct StreamCommand {
     let output: StandardOutput
 
     func run() async -> ExitCode {
-        let format = options.format ?? .default(stdoutIsTerminal: output.isTerminal)
-        var encoder = format.makeEncoder()
+        // Messages to a broker are JSON unless asked otherwise: no terminal reads them.
+        let format = options.format ?? (options.publish != nil ? .json : .default(stdoutIsTerminal: output.isTerminal))
+        var encoder = format.makeEncoder(trackerID: options.trackerID)
         var filter = FixFilter(
             minimumAccuracy: options.minimumAccuracy, minimumDistance: options.minimumDistance,
             intervalSeconds: options.intervalSeconds)
@@ -91,7 +93,14 @@ struct StreamCommand {
             printError("cannot watch for signals: \(error)")
             return .unavailable
         }
-        let sink: any LineSink = OutputWriter(descriptor: output.descriptor) { session.finish() }
+        let sink: any LineSink
+        switch SinkChoice.make(
+            publish: options.publish, topic: \.broker.topic, ownTracks: format == .owntracks, verbose: options.verbose,
+            output: output, session: session)
+        {
+        case .ready(let chosen): sink = chosen
+        case .failed(let code): return code
+        }
         sink.sendFraming(encoder.begin())
         var delivered = 0
         var failure: LocTrackError?
@@ -189,7 +198,7 @@ struct OnceCommand {
         statusLine?.erase()  // before anything else goes to stderr or stdout
         do {
             let fix = try result.get()
-            var encoder = format.makeEncoder()
+            var encoder = format.makeEncoder(trackerID: options.trackerID)
             try output.write(encoder.begin() + encoder.encode(fix) + encoder.end())
             return .success
         } catch let error as StandardOutput.WriteError {
