@@ -105,6 +105,7 @@ class Subscriber:
         with open(out_path, "wb") as out:
             self.proc = procs.spawn(argv, stdout=out, stderr=subprocess.STDOUT)
         self.exit = None  # (code, rusage, monotonic ns) once it exited
+        self.on_done = None  # called on its waiting thread once it exited
         self.done = threading.Event()
         threading.Thread(target=self._wait, daemon=True).start()
         if not broker.wait_subscribed(client_id):
@@ -118,6 +119,8 @@ class Subscriber:
             pass
         finally:
             self.done.set()
+            if self.on_done:
+                self.on_done()
 
     def wait(self, timeout: float):
         """The monotonic ns at which it had all its messages, or None (then it is stopped)."""
