@@ -52,6 +52,7 @@ struct PublisherLoop {
             try? connection?.writePackets()
         }
         connection = nil
+        try? publisher.spool.flushAcknowledgements(durably: true)
     }
 
     private func makeConnection() throws(MQTTError) -> MQTTConnection {
@@ -144,13 +145,9 @@ struct PublisherLoop {
     }
 
     private mutating func handle(_ events: MQTTConnection.Events) {
-        var acknowledged = false
-        for mid in events.published {
-            if let sequence = inflight.removeValue(forKey: mid) {
-                publisher.spool.acknowledge(sequence)
-                acknowledged = true
-            }
-        }
+        let sequences = events.published.compactMap { inflight.removeValue(forKey: $0) }
+        let acknowledged = !sequences.isEmpty
+        if acknowledged { publisher.spool.acknowledge(sequences) }
         for code in events.connackCodes {
             switch code {
             case 0:
@@ -170,7 +167,8 @@ struct PublisherLoop {
         if !stopped, events.disconnects.contains(where: { $0 != 0 }) { lost(because: "the connection was lost") }
         if acknowledged {
             do {
-                try publisher.spool.flushAcknowledgements()
+                // Written at once (a SIGKILL cannot undo it), synced about once a second.
+                try publisher.spool.flushAcknowledgements(durably: false)
             } catch {
                 fail("\(error)")
             }

@@ -20,8 +20,22 @@ package enum CRC32 {
 
     /// The checksum of what `crc` covered followed by `bytes`, for data read in pieces.
     package static func update(_ crc: UInt32, with bytes: some Sequence<UInt8>) -> UInt32 {
+        // Every record is checked twice (appended, read back): over contiguous bytes the
+        // loop runs on raw pointers, without a bounds check or an iterator per byte.
+        if let value = bytes.withContiguousStorageIfAvailable({ update(crc, pointer: $0) }) { return value }
         var value = ~crc
         table.withUnsafeBufferPointer { table in
+            for byte in bytes {
+                value = table[Int(UInt8(truncatingIfNeeded: value) ^ byte)] ^ (value >> 8)
+            }
+        }
+        return ~value
+    }
+
+    private static func update(_ crc: UInt32, pointer bytes: UnsafeBufferPointer<UInt8>) -> UInt32 {
+        var value = ~crc
+        table.withUnsafeBufferPointer { table in
+            guard let table = table.baseAddress else { return }
             for byte in bytes {
                 value = table[Int(UInt8(truncatingIfNeeded: value) ^ byte)] ^ (value >> 8)
             }

@@ -82,11 +82,18 @@ package final class Spool: Sendable {
         state.withLock { $0.acknowledge(sequence) }
     }
 
+    /// Several acknowledgements under one lock (the publisher takes them a step at a time).
+    package func acknowledge(_ sequences: some Sequence<UInt64>) {
+        state.withLock { state in
+            for sequence in sequences { state.acknowledge(sequence) }
+        }
+    }
+
     /// Makes the acknowledgements durable: writes the head if it moved (one small write
     /// and `fdatasync`), then deletes the segment files wholly below it. Cheap when
     /// nothing was acknowledged since the last call.
-    package func flushAcknowledgements() throws(SpoolError) {
-        try state.withLock { (state) throws(SpoolError) in try state.flushAcknowledgements() }
+    package func flushAcknowledgements(durably: Bool = true) throws(SpoolError) {
+        try state.withLock { (state) throws(SpoolError) in try state.flushAcknowledgements(durably: durably) }
     }
 
     /// The head: the first sequence not acknowledged (in memory, durable or not).

@@ -69,14 +69,20 @@ struct SpoolHeadFile {
         return file
     }
 
-    /// Makes `head` durable: one slot written and `fdatasync`ed.
-    mutating func write(_ head: UInt64) throws(SpoolError) {
+    /// Writes `head` into one slot, and `fdatasync`s it when `sync` is true. Unsynced,
+    /// the write survives the process (a SIGKILL: the kernel has it), not a power cut.
+    mutating func write(_ head: UInt64, sync: Bool = true) throws(SpoolError) {
         let slot = Self.encode(head), offset = Int64(nextSlot * Self.slotSize)
         try io(path, "write") { () throws(Errno) in
             try writeAll(descriptor, slot, at: offset)
-            try syncData(descriptor)
+            if sync { try syncData(descriptor) }
         }
         nextSlot = 1 - nextSlot
+    }
+
+    /// `fdatasync`s what ``write(_:sync:)`` left unsynced.
+    func sync() throws(SpoolError) {
+        try io(path, "sync") { () throws(Errno) in try syncData(descriptor) }
     }
 
     func close() {

@@ -51,6 +51,7 @@ extension SpoolState {
             head: head, durableHead: head, nextSequence: max(head, segments.last?.endSequence ?? head),
             headFile: headFile, tailDescriptor: tail, lockDescriptor: lock
         )
+        state.writtenHead = head
         do {
             try state.removeSegmentsBelowDurableHead()
         } catch {

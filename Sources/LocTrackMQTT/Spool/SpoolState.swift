@@ -15,6 +15,9 @@ struct SpoolState {
     var head: UInt64
     /// The head as the head file holds it: at most `head`.
     var durableHead: UInt64
+    /// The head as last written to the head file, synced or not.
+    var writtenHead: UInt64 = 0
+    var lastHeadSync = Monotonic.milliseconds
     /// The sequence the next appended message gets.
     var nextSequence: UInt64
     /// Acknowledged sequences above `head`: those that arrived before an older one.
@@ -69,13 +72,30 @@ struct SpoolState {
     }
 
     /// Writes the head if it moved, then deletes the segments wholly below it.
-    mutating func flushAcknowledgements() throws(SpoolError) {
-        if head > durableHead {
-            try headFile.write(head)
-            durableHead = head
+    /// - Parameter durably: sync the head now. Otherwise it is written at once (which a
+    ///   SIGKILL cannot undo) and synced at most once a second, or when a segment file
+    ///   could go (files are deleted only below a synced head: a power cut must never
+    ///   leave a head that points into a deleted file). So a power cut may send again
+    ///   what was acknowledged in the last second; a SIGKILL never does.
+    mutating func flushAcknowledgements(durably: Bool = true) throws(SpoolError) {
+        let now = Monotonic.milliseconds
+        let segmentCanGo = segments.count > 1 && (segments.first.map { $0.endSequence <= head } ?? false)
+        let sync = durably || segmentCanGo || now - lastHeadSync >= Self.headSyncMilliseconds
+        if head > writtenHead {
+            try headFile.write(head, sync: sync)
+            writtenHead = head
+        } else if sync, durableHead < writtenHead {
+            try headFile.sync()
+        }
+        if sync {
+            durableHead = writtenHead
+            lastHeadSync = now
         }
         try removeSegmentsBelowDurableHead()
     }
+
+    /// How long an acknowledged head may stay unsynced.
+    static let headSyncMilliseconds: Int64 = 1000
 
     /// Deletes the segment files whose records are all below the durable head (never
     /// above it: after a crash they would be needed). The last segment stays while it
