@@ -261,7 +261,7 @@ final class Mosquitto: Sendable {
         topic: String, message: String, clientID: String = "pub-\(UUID().uuidString.prefix(8))",
         user: String? = nil, password: String? = nil, tls: Bool = false, extra: [String] = []
     ) async throws -> LoctrackResult {
-        var arguments = ["-h", tls ? "localhost" : "127.0.0.1", "-p", String(tls ? tlsPort! : port), "-q", "1", "-i", clientID, "-t", topic, "-m", message]
+        var arguments = ["-h", "127.0.0.1", "-p", String(tls ? tlsPort! : port), "-q", "1", "-i", clientID, "-t", topic, "-m", message]
         if let user { arguments += ["-u", user] }
         if let password { arguments += ["-P", password] }
         if tls { arguments += ["--cafile", caFile] }
@@ -329,7 +329,7 @@ final class Subscriber: Sendable {
         self.clientID = clientID
         self.topics = topics
         var arguments = [
-            "mosquitto_sub", "-h", tls ? "localhost" : "127.0.0.1", "-p", String(tls ? broker.tlsPort! : broker.port),
+            "mosquitto_sub", "-h", "127.0.0.1", "-p", String(tls ? broker.tlsPort! : broker.port),
             "-q", "1", "-c", "-i", clientID, "-v",
         ]
         for topic in topics { arguments += ["-t", topic] }
