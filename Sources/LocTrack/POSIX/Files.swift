@@ -4,11 +4,13 @@ import Glibc
 // Thin wrappers over the file system calls the monitor's state store makes, in the
 // style of Syscalls.swift: EINTR retried through `retryingInterrupts`, failures
 // thrown as `Errno`, every descriptor opened close-on-exec (so a child the CLI might
-// start never inherits a lock). Internal, not package: their Glibc types (`mode_t`,
-// `stat`) are imported internally, and only the store in this module needs them.
+// start never inherits a lock). Those the MQTT spool also needs are `package`, with
+// plain Swift types in their signatures (`UInt32` for `mode_t`): Glibc is imported
+// internally, so its type names cannot appear in package declarations. `fileStatus`
+// and `fileIdentity` stay internal: they return Glibc's `stat`.
 
 /// Opens `path` with `flags | O_CLOEXEC`; `mode` applies when `O_CREAT` creates it.
-func openFile(_ path: String, flags: Int32, mode: mode_t = 0) throws(Errno) -> Int32 {
+package func openFile(_ path: String, flags: Int32, mode: UInt32 = 0) throws(Errno) -> Int32 {
     let descriptor = retryingInterrupts { open(path, flags | O_CLOEXEC, mode) }
     guard descriptor >= 0 else { throw .current }
     return descriptor
@@ -17,25 +19,25 @@ func openFile(_ path: String, flags: Int32, mode: mode_t = 0) throws(Errno) -> I
 /// Closes `descriptor`, reporting the error a delayed write may surface here (NFS, quotas).
 /// Not retried on EINTR: Linux releases the descriptor even then, and a second close
 /// could close a descriptor another thread has just been given.
-func closeFile(_ descriptor: Int32) throws(Errno) {
+package func closeFile(_ descriptor: Int32) throws(Errno) {
     guard close(descriptor) == 0 else { throw .current }
 }
 
 /// `flock(2)`: `LOCK_SH` or `LOCK_EX`, optionally `| LOCK_NB`. A blocking lock waits
 /// through signals. The lock belongs to the open file description, so two `openFile`
 /// calls on one path exclude each other even within one process.
-func lockFile(_ descriptor: Int32, _ operation: Int32) throws(Errno) {
+package func lockFile(_ descriptor: Int32, _ operation: Int32) throws(Errno) {
     guard retryingInterrupts({ flock(descriptor, operation) }) == 0 else { throw .current }
 }
 
 /// `fsync(2)`: the file's data and metadata are on the device when it returns.
-func syncFile(_ descriptor: Int32) throws(Errno) {
+package func syncFile(_ descriptor: Int32) throws(Errno) {
     guard retryingInterrupts({ fsync(descriptor) }) == 0 else { throw .current }
 }
 
 /// `fdatasync(2)`: the file's data (and its size), not the rest of its metadata: what
 /// an append needs to survive a power cut.
-func syncData(_ descriptor: Int32) throws(Errno) {
+package func syncData(_ descriptor: Int32) throws(Errno) {
     guard retryingInterrupts({ fdatasync(descriptor) }) == 0 else { throw .current }
 }
 
@@ -48,25 +50,25 @@ func byte(at offset: Int64, of descriptor: Int32) throws(Errno) -> UInt8? {
 }
 
 /// Syncs the directory `path`, so a `rename` into it survives a power cut.
-func syncDirectory(_ path: String) throws(Errno) {
+package func syncDirectory(_ path: String) throws(Errno) {
     let descriptor = try openFile(path, flags: O_RDONLY | O_DIRECTORY)
     defer { close(descriptor) }
     try syncFile(descriptor)
 }
 
 /// `rename(2)`: atomically replaces `target` (same file system only).
-func renameFile(_ source: String, over target: String) throws(Errno) {
+package func renameFile(_ source: String, over target: String) throws(Errno) {
     guard rename(source, target) == 0 else { throw .current }
 }
 
 /// `unlink(2)`.
-func removeFile(_ path: String) throws(Errno) {
+package func removeFile(_ path: String) throws(Errno) {
     guard unlink(path) == 0 else { throw .current }
 }
 
 /// Creates `path` and every missing directory above it with `mode` (`mkdir -p`).
 /// Directories that exist are left as they are, whatever their mode.
-func makeDirectories(_ path: String, mode: mode_t) throws(Errno) {
+package func makeDirectories(_ path: String, mode: UInt32) throws(Errno) {
     if let status = try? fileStatus(path), status.st_mode & S_IFMT == S_IFDIR { return }
     var prefix = path.hasPrefix("/") ? "/" : ""
     for component in path.split(separator: "/") {
@@ -96,7 +98,7 @@ func fileIdentity(_ path: String) throws(Errno) -> (device: UInt64, inode: UInt6
 }
 
 /// Everything from `descriptor`'s offset to its end.
-func readToEnd(_ descriptor: Int32) throws(Errno) -> [UInt8] {
+package func readToEnd(_ descriptor: Int32) throws(Errno) -> [UInt8] {
     var contents: [UInt8] = []
     var chunk = [UInt8](repeating: 0, count: 64 * 1024)
     while true {
@@ -106,5 +108,62 @@ func readToEnd(_ descriptor: Int32) throws(Errno) -> [UInt8] {
         if count < 0 { throw .current }
         if count == 0 { return contents }
         contents.append(contentsOf: chunk[..<count])
+    }
+}
+
+/// `ftruncate(2)`: cuts the file to `size` bytes (or extends it with zeros).
+package func truncateFile(_ descriptor: Int32, to size: Int64) throws(Errno) {
+    guard retryingInterrupts({ ftruncate(descriptor, off_t(size)) }) == 0 else { throw .current }
+}
+
+/// Up to `count` bytes from `offset` (`pread(2)` until `count` or end of file), without
+/// moving the descriptor's offset, so readers and an appender can share a file.
+package func readBytes(_ descriptor: Int32, at offset: Int64, count: Int) throws(Errno) -> [UInt8] {
+    var bytes = [UInt8](repeating: 0, count: count)
+    var filled = 0
+    while filled < count {
+        let read = bytes.withUnsafeMutableBytes { buffer in
+            retryingInterrupts { pread(descriptor, buffer.baseAddress! + filled, count - filled, off_t(offset) + off_t(filled)) }
+        }
+        if read < 0 { throw .current }
+        if read == 0 { break }
+        filled += read
+    }
+    bytes.removeLast(count - filled)
+    return bytes
+}
+
+/// Writes all of `bytes` at `offset` (`pwrite(2)`, however many calls it takes): the
+/// position comes from the caller, so a failed write never moves where the next one goes.
+package func writeAll(_ descriptor: Int32, _ bytes: [UInt8], at offset: Int64) throws(Errno) {
+    let failure = bytes.withUnsafeBytes { buffer -> Errno? in
+        var written = 0
+        while written < buffer.count {
+            let count = retryingInterrupts {
+                pwrite(descriptor, buffer.baseAddress! + written, buffer.count - written, off_t(offset) + off_t(written))
+            }
+            if count < 0 { return .current }
+            written += count
+        }
+        return nil
+    }
+    if let failure { throw failure }
+}
+
+/// The names in the directory `path` (`readdir(3)`), without "." and "..", unsorted.
+package func listDirectory(_ path: String) throws(Errno) -> [String] {
+    guard let stream = opendir(path) else { throw .current }
+    defer { closedir(stream) }
+    var names: [String] = []
+    while true {
+        errno = 0
+        guard let entry = readdir(stream) else {
+            if errno != 0 { throw .current }
+            return names
+        }
+        let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+            String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+        }
+        if name != ".", name != ".." { names.append(name) }
     }
 }

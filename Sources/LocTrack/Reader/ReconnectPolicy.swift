@@ -19,24 +19,24 @@ public struct ReconnectPolicy: Sendable, Hashable {
     }
 }
 
-/// The delays of one outage.
-struct Backoff {
-    let policy: ReconnectPolicy
+/// The delays of one outage (gpsd's, and the MQTT broker's).
+package struct Backoff: Sendable {
+    package let policy: ReconnectPolicy
     private var step: Duration
 
-    init(_ policy: ReconnectPolicy) {
+    package init(_ policy: ReconnectPolicy) {
         self.policy = policy
         self.step = policy.initialDelay
     }
 
     /// The next delay in milliseconds, in [step / 2, step].
-    mutating func nextDelayMilliseconds() -> Int32 {
+    package mutating func nextDelayMilliseconds() -> Int32 {
         let stepMilliseconds = max(1, step.milliseconds)
         step = min(step * 2, policy.maximumDelay)
         return Int32(clamping: Int64.random(in: (stepMilliseconds / 2)...stepMilliseconds))
     }
 
-    mutating func reset() {
+    package mutating func reset() {
         step = policy.initialDelay
     }
 }

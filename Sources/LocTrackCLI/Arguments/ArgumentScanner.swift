@@ -1,3 +1,5 @@
+import LocTrackMQTT
+
 /// Walks the arguments of one command: `--name value`, `--name=value`, `--` and positionals.
 struct ArgumentScanner {
     enum Argument: Equatable {
@@ -79,5 +81,21 @@ struct ArgumentScanner {
                 expected: "one of " + OutputFormat.allCases.map(\.rawValue).joined(separator: ", "))
         }
         return format
+    }
+
+    /// A non-empty value: a file or directory name.
+    mutating func path(for option: String, expected: String) throws(UsageError) -> String {
+        let text = try value(for: option)
+        guard !text.isEmpty else { throw UsageError.invalidValue(text, option: option, expected: expected) }
+        return text
+    }
+
+    /// `--tid`: one or two letters or digits.
+    mutating func trackerID() throws(UsageError) -> String {
+        let text = try value(for: "--tid")
+        guard PublishOptions.isValidTrackerID(text) else {
+            throw UsageError.invalidValue(text, option: "--tid", expected: "one or two letters or digits")
+        }
+        return text
     }
 }

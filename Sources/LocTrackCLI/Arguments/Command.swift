@@ -1,4 +1,5 @@
 public import LocTrack
+public import LocTrackMQTT
 
 /// A parsed command line. Parsing is pure: no I/O, no globals, only `throws`.
 public enum Command: Equatable, Sendable {
@@ -26,12 +27,18 @@ public enum Command: Equatable, Sendable {
         public var reconnect = true
         /// Report every connection event and skipped report on stderr.
         public var verbose = false
+        /// `--publish URL` and its companions: each line is also a message to the broker.
+        public var publish: PublishOptions?
+        /// `--tid`: the tracker id of `--format owntracks` (nil: from the host name).
+        /// The same value is `publish?.tid`.
+        public var trackerID: String?
 
         public init(
             minimumAccuracy: Double? = nil, minimumDistance: Double? = nil, intervalSeconds: Double? = nil,
             count: Int? = nil, durationSeconds: Double? = nil,
             format: OutputFormat? = nil, source: GPSDSource = .default,
-            reconnect: Bool = true, verbose: Bool = false
+            reconnect: Bool = true, verbose: Bool = false,
+            publish: PublishOptions? = nil, trackerID: String? = nil
         ) {
             self.minimumAccuracy = minimumAccuracy
             self.minimumDistance = minimumDistance
@@ -42,6 +49,8 @@ public enum Command: Equatable, Sendable {
             self.source = source
             self.reconnect = reconnect
             self.verbose = verbose
+            self.publish = publish
+            self.trackerID = trackerID
         }
     }
 
@@ -56,11 +65,14 @@ public enum Command: Equatable, Sendable {
         public var format: OutputFormat?
         public var source: GPSDSource = .default
         public var verbose = false
+        /// `--tid`: the tracker id of `--format owntracks` (nil: from the host name).
+        public var trackerID: String?
 
         public init(
             minimumAccuracy: Double? = nil, timeoutSeconds: Double = defaultTimeoutSeconds,
             maximumAgeSeconds: Double = defaultMaximumAgeSeconds,
-            format: OutputFormat? = nil, source: GPSDSource = .default, verbose: Bool = false
+            format: OutputFormat? = nil, source: GPSDSource = .default, verbose: Bool = false,
+            trackerID: String? = nil
         ) {
             self.minimumAccuracy = minimumAccuracy
             self.timeoutSeconds = timeoutSeconds
@@ -68,6 +80,7 @@ public enum Command: Equatable, Sendable {
             self.format = format
             self.source = source
             self.verbose = verbose
+            self.trackerID = trackerID
         }
     }
 
@@ -103,6 +116,7 @@ public enum Command: Equatable, Sendable {
     private static func parseStream(_ arguments: ArraySlice<String>) throws(UsageError) -> Command {
         var options = StreamOptions()
         var sawSource = false
+        var publishing = PublishArguments()
         var scanner = ArgumentScanner(arguments, command: "stream")
         while let argument = try scanner.next() {
             switch argument {
@@ -125,12 +139,22 @@ public enum Command: Equatable, Sendable {
             case .option("--verbose"), .option("-v"):
                 options.verbose = true
             case .option(let name):
-                throw UsageError.unknownOption(name, command: "stream")
+                guard try publishing.take(name, from: &scanner) else {
+                    throw UsageError.unknownOption(name, command: "stream")
+                }
             case .positional(let text):
                 guard !sawSource else { throw UsageError.unexpectedArgument(text, command: "stream") }
                 options.source = try source(text)
                 sawSource = true
             }
+        }
+        options.publish = try publishing.options(trackerIDAlone: true)
+        options.trackerID = publishing.tid
+        if options.publish == nil, options.trackerID != nil, options.format != .owntracks {
+            throw UsageError.needs("--tid", what: "--publish or --format owntracks")
+        }
+        if options.publish != nil, options.format == .csv || options.format == .gpx {
+            throw UsageError.publishNeedsLineFormat
         }
         return .stream(options)
     }
@@ -153,6 +177,8 @@ public enum Command: Equatable, Sendable {
                 options.format = try scanner.format()
             case .option("--verbose"), .option("-v"):
                 options.verbose = true
+            case .option("--tid"):
+                options.trackerID = try scanner.trackerID()
             case .option(let name):
                 throw UsageError.unknownOption(name, command: "once")
             case .positional(let text):
@@ -160,6 +186,9 @@ public enum Command: Equatable, Sendable {
                 options.source = try source(text)
                 sawSource = true
             }
+        }
+        if options.trackerID != nil, options.format != .owntracks {
+            throw UsageError.needs("--tid", what: "--format owntracks")
         }
         return .once(options)
     }

@@ -1,4 +1,5 @@
 public import LocTrack
+public import LocTrackMQTT
 
 /// `loctrack monitor add|remove|list|run`, parsed.
 public enum MonitorCommand: Equatable, Sendable {
@@ -49,15 +50,19 @@ public enum MonitorCommand: Equatable, Sendable {
         public var source: GPSDSource = .default
         public var reconnect = true
         public var verbose = false
+        /// `--publish URL` and its companions: each event is also a message, to TOPIC/event.
+        public var publish: PublishOptions?
 
         public init(name: String = MonitorCommand.defaultName, format: Format? = nil, dwellSeconds: Double = 0,
-                    source: GPSDSource = .default, reconnect: Bool = true, verbose: Bool = false) {
+                    source: GPSDSource = .default, reconnect: Bool = true, verbose: Bool = false,
+                    publish: PublishOptions? = nil) {
             self.name = name
             self.format = format
             self.dwellSeconds = dwellSeconds
             self.source = source
             self.reconnect = reconnect
             self.verbose = verbose
+            self.publish = publish
         }
     }
 }
@@ -175,6 +180,7 @@ extension MonitorCommand {
     private static func parseRun(_ arguments: ArraySlice<String>) throws(UsageError) -> Command {
         var options = Run()
         var sawSource = false
+        var publishing = PublishArguments()
         var scanner = ArgumentScanner(arguments, command: "monitor run")
         while let argument = try scanner.next() {
             switch argument {
@@ -189,13 +195,17 @@ extension MonitorCommand {
             case .option("--dwell"): options.dwellSeconds = try scanner.nonNegativeNumber(for: "--dwell", unit: "seconds")
             case .option("--no-reconnect"): options.reconnect = false
             case .option("--verbose"), .option("-v"): options.verbose = true
-            case .option(let option): throw UsageError.unknownOption(option, command: "monitor run")
+            case .option(let option):
+                guard try publishing.take(option, from: &scanner) else {
+                    throw UsageError.unknownOption(option, command: "monitor run")
+                }
             case .positional(let text):
                 guard !sawSource else { throw UsageError.unexpectedArgument(text, command: "monitor run") }
                 options.source = try Command.source(text)
                 sawSource = true
             }
         }
+        options.publish = try publishing.options()
         return .monitor(.run(options))
     }
 }

@@ -15,6 +15,12 @@ public enum UsageError: Error, Equatable, Sendable, CustomStringConvertible {
     /// `monitor add` without `--circle` or `--geojson`.
     case missingRegion
     case conflictingOptions(String, String)
+    /// An option that only means something with another, e.g. `--qos` without `--publish`.
+    case needs(String, what: String)
+    /// `--publish` with a format that is not one message per line (csv, gpx).
+    case publishNeedsLineFormat
+    /// `--publish` with a URL that cannot be used; the reason never repeats a password.
+    case invalidBrokerURL(reason: String)
 
     public var description: String {
         switch self {
@@ -46,6 +52,12 @@ public enum UsageError: Error, Equatable, Sendable, CustomStringConvertible {
             "'monitor add' needs a region: --circle LAT,LON,RADIUS or --geojson FILE"
         case .conflictingOptions(let first, let second):
             "\(first) and \(second) cannot be used together"
+        case .needs(let option, let what):
+            "\(option) needs \(what)"
+        case .publishNeedsLineFormat:
+            "--publish sends one message per line: use --format json, geojson, owntracks or text"
+        case .invalidBrokerURL(let reason):
+            "--publish: \(reason)"
         }
     }
 }

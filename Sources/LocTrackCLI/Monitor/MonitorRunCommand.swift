@@ -1,5 +1,6 @@
 import Glibc
 import LocTrack
+import LocTrackMQTT
 
 /// `loctrack monitor run`: one line per monitor event until SIGINT/SIGTERM, with
 /// `stream`'s reconnects and its reports on stderr.
@@ -8,7 +9,7 @@ struct MonitorRunCommand {
     let output: StandardOutput
 
     func run() async -> ExitCode {
-        let format = options.format ?? (output.isTerminal ? .text : .json)
+        let format = options.format ?? (output.isTerminal && options.publish == nil ? .text : .json)
         let monitor: GeofenceMonitor
         do {
             monitor = try GeofenceMonitor(
@@ -29,13 +30,21 @@ struct MonitorRunCommand {
         }
         // Only OwnTracks needs each transition's previous state.
         var transitions = format == .owntracks ? await OwnTracksTransitions(monitor: monitor) : nil
-        let writer = OutputWriter(descriptor: output.descriptor) { session.finish() }
+        // A monitor's events go to TOPIC/event, where OwnTracks puts transitions.
+        let sink: any LineSink
+        switch SinkChoice.make(
+            publish: options.publish, topic: { $0.broker.topic + "/event" }, ownTracks: format == .owntracks,
+            verbose: options.verbose, output: output, session: session)
+        {
+        case .ready(let chosen): sink = chosen
+        case .failed(let code): return code
+        }
         var failure: (any Error)?
         var events = session.events().makeAsyncIterator()
         do {
             while let batch = try await events.nextBatch() {
                 for case .status(let status) in batch { reporter.report(status) }
-                var text = ""
+                var text = OutputBytes()
                 var lines = 0
                 for event in try await monitor.process(batch) {
                     let line: String? = switch format {
@@ -44,16 +53,16 @@ struct MonitorRunCommand {
                     case .owntracks: await transitions?.line(for: event)
                     }
                     guard let line else { continue }
-                    text += line
+                    text.append(line)
                     lines += 1
                 }
-                if lines > 0, !writer.enqueue(text, lines: lines) { break }
+                if lines > 0, await !sink.send(text, lines: lines) { break }
             }
         } catch {
             failure = error
         }
         session.finish()
-        return await shutdown.exitCode(writer: writer, failure: failure)
+        return await shutdown.exitCode(sink: sink, failure: failure)
     }
 }
 

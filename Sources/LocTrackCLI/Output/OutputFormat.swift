@@ -1,4 +1,5 @@
 import LocTrack
+import LocTrackMQTT
 
 /// How fixes are written on stdout.
 public enum OutputFormat: String, CaseIterable, Equatable, Sendable {
@@ -12,27 +13,32 @@ public enum OutputFormat: String, CaseIterable, Equatable, Sendable {
     case gpx
     /// One GeoJSON Feature (a Point) per line.
     case geojson
+    /// One OwnTracks `location` message per line.
+    case owntracks
 
     /// JSON for pipes and files, text for a person at a terminal.
     public static func `default`(stdoutIsTerminal: Bool) -> OutputFormat {
         stdoutIsTerminal ? .text : .json
     }
 
-    func makeEncoder() -> any FixEncoder {
+    /// - Parameter trackerID: the OwnTracks tracker id (`--tid`); nil: from the host name.
+    func makeEncoder(trackerID: String? = nil) -> any FixEncoder {
         switch self {
         case .json: JSONLinesEncoder()
         case .text: TextEncoder()
         case .csv: CSVEncoder()
         case .gpx: GPXEncoder()
         case .geojson: GeoJSONLinesEncoder()
+        case .owntracks:
+            OwnTracksEncoder(trackerID: trackerID ?? PublishOptions.defaultTrackerID(hostName: HostName.current()))
         }
     }
 }
 
 extension OutputFormat {
-    /// The line for one fix in a line format (json, text, geojson), with its newline.
-    func line(for fix: Fix) -> String {
-        var encoder = makeEncoder()
+    /// The line for one fix in a line format (json, text, geojson, owntracks), with its newline.
+    func line(for fix: Fix, trackerID: String? = nil) -> String {
+        var encoder = makeEncoder(trackerID: trackerID)
         return encoder.encode(fix)
     }
 }

@@ -175,7 +175,7 @@ final class OutputWriter: Sendable {
     }
 
     /// Writes everything queued, then stops the writer. Returns how output ended.
-    func finish() async -> Outcome {
+    func finishWriting() async -> Outcome {
         await withCheckedContinuation { continuation in
             let done = state.withLock { state -> Outcome? in
                 state.finishing = true

@@ -1,5 +1,6 @@
 import Glibc
 import LocTrack
+import LocTrackMQTT
 import Synchronization
 
 /// The `loctrack` program: parse, run, return an exit code.
@@ -76,8 +77,9 @@ struct StreamCommand {
     let output: StandardOutput
 
     func run() async -> ExitCode {
-        let format = options.format ?? .default(stdoutIsTerminal: output.isTerminal)
-        var encoder = format.makeEncoder()
+        // Messages to a broker are JSON unless asked otherwise: no terminal reads them.
+        let format = options.format ?? (options.publish != nil ? .json : .default(stdoutIsTerminal: output.isTerminal))
+        var encoder = format.makeEncoder(trackerID: options.trackerID)
         var filter = FixFilter(
             minimumAccuracy: options.minimumAccuracy, minimumDistance: options.minimumDistance,
             intervalSeconds: options.intervalSeconds)
@@ -91,8 +93,15 @@ struct StreamCommand {
             printError("cannot watch for signals: \(error)")
             return .unavailable
         }
-        let writer = OutputWriter(descriptor: output.descriptor) { session.finish() }
-        writer.enqueue(encoder.begin())
+        let sink: any LineSink
+        switch SinkChoice.make(
+            publish: options.publish, topic: \.broker.topic, ownTracks: format == .owntracks, verbose: options.verbose,
+            output: output, session: session)
+        {
+        case .ready(let chosen): sink = chosen
+        case .failed(let code): return code
+        }
+        sink.sendFraming(encoder.begin())
         var delivered = 0
         var failure: LocTrackError?
         var events = session.events().makeAsyncIterator()
@@ -107,7 +116,7 @@ struct StreamCommand {
                     case .status(let status):
                         if status.breaksTrack { encoder.breakTrack() }
                         if lines > 0 {
-                            guard await writer.enqueueAllowingHiccups(text, lines: lines) else { break reading }
+                            guard await sink.send(text, lines: lines) else { break reading }
                             (text, lines) = (OutputBytes(), 0)
                         }
                         reporter.report(status)
@@ -121,7 +130,7 @@ struct StreamCommand {
                     if done { break }
                 }
                 if lines > 0 {
-                    guard await writer.enqueueAllowingHiccups(text, lines: lines) else { break }
+                    guard await sink.send(text, lines: lines) else { break }
                 }
                 if done { break }
             }
@@ -129,8 +138,8 @@ struct StreamCommand {
             failure = error
         }
         session.finish()
-        writer.enqueue(encoder.end())
-        return await shutdown.exitCode(writer: writer, failure: failure)
+        sink.sendFraming(encoder.end())
+        return await shutdown.exitCode(sink: sink, failure: failure)
     }
 }
 
@@ -189,7 +198,7 @@ struct OnceCommand {
         statusLine?.erase()  // before anything else goes to stderr or stdout
         do {
             let fix = try result.get()
-            var encoder = format.makeEncoder()
+            var encoder = format.makeEncoder(trackerID: options.trackerID)
             try output.write(encoder.begin() + encoder.encode(fix) + encoder.end())
             return .success
         } catch let error as StandardOutput.WriteError {

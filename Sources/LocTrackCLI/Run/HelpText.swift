@@ -15,8 +15,10 @@ enum HelpText {
 
         Usage:
           loctrack stream [--min-accuracy METERS] [--min-distance METERS] [--interval SECONDS]
-                          [--count N] [--duration SECONDS] [--format FORMAT] [--no-reconnect] [--verbose] [SOURCE]
-          loctrack once   [--min-accuracy METERS] [--timeout SECONDS] [--max-age SECONDS] [--format FORMAT] [--verbose] [SOURCE]
+                          [--count N] [--duration SECONDS] [--format FORMAT] [--tid XX] [--no-reconnect] [--verbose]
+                          [--publish mqtt[s]://[USER@]HOST[:PORT]/TOPIC [PUBLISH OPTIONS]] [SOURCE]
+          loctrack once   [--min-accuracy METERS] [--timeout SECONDS] [--max-age SECONDS] [--format FORMAT] [--tid XX]
+                          [--verbose] [SOURCE]
           loctrack monitor add|remove|list|run …   (see 'loctrack help monitor')
           loctrack help [COMMAND]
           loctrack --version | -V
@@ -30,8 +32,12 @@ enum HelpText {
         (default localhost:2947; [::1] for IPv6; empty parts mean the defaults).
 
         FORMAT is json (JSON lines, gpsd's TPV field names), text (one readable line
-        per fix), csv, gpx (a GPX 1.1 track) or geojson (a GeoJSON Feature per line).
-        The default is json when stdout is a pipe or file, text on a terminal.
+        per fix), csv, gpx (a GPX 1.1 track), geojson (a GeoJSON Feature per line) or
+        owntracks (an OwnTracks location message per line). The default is json when
+        stdout is a pipe or file, text on a terminal.
+
+        'stream' and 'monitor run' also publish each line to an MQTT broker with
+        --publish (see 'loctrack help stream').
 
         Exit codes: 0 ok, 64 usage, 65 corrupt monitor state, 69 gpsd unavailable or
         refused the request, 74 output or state file failed, 75 no fix before --timeout
@@ -43,7 +49,8 @@ enum HelpText {
 
     static let stream = """
         Usage: loctrack stream [--min-accuracy METERS] [--min-distance METERS] [--interval SECONDS]
-                               [--count N] [--duration SECONDS] [--format FORMAT] [--no-reconnect] [--verbose] [SOURCE]
+                               [--count N] [--duration SECONDS] [--format FORMAT] [--tid XX] [--no-reconnect]
+                               [--verbose] [--publish URL [PUBLISH OPTIONS]] [SOURCE]
 
         Prints one line per GPS epoch as gpsd reports it, until SIGINT/SIGTERM
         (every fix already accepted is written first, then exit 0) or until stdout
@@ -59,20 +66,42 @@ enum HelpText {
                                  (filters apply in this order: accuracy, distance, interval)
           --count N              exit 0 after printing N fixes
           --duration SECONDS     exit 0 after SECONDS
-          --format FORMAT        json, text, csv, gpx or geojson
+          --format FORMAT        json, text, csv, gpx, geojson or owntracks
                                  (default: text on a terminal, else json)
           --no-reconnect         exit 69 when gpsd is unavailable or goes away
           -v, --verbose          report every connection event and skipped report on stderr
           -h, --help             this help
 
+        Publishing (each line is also an MQTT message; the password is never an option:
+        LOCTRACK_MQTT_PASSWORD, else the first line of --password-file):
+          --publish URL          mqtt://[USER@]HOST[:PORT]/TOPIC, or mqtts:// for TLS
+                                 (ports 1883 and 8883); stream publishes to TOPIC
+          --qos N                0, 1 or 2 (default 1)
+          --retain               the broker keeps the last message for new subscribers
+          --client-id ID         MQTT client id (default loctrack-HOSTNAME, the same
+                                 across restarts)
+          --cafile FILE          CA certificates for mqtts:// (default: the system's)
+          --password-file FILE   its first line is the broker password
+          --spool DIR            messages wait here while the broker is away (default
+                                 $XDG_STATE_HOME/loctrack/spool/CLIENTID/)
+          --spool-limit SIZE     at most SIZE bytes spooled, then the oldest go;
+                                 500K, 100M, 2G are SI (1000s) (default 100M)
+          --tid XX               OwnTracks tracker id, 1 or 2 letters or digits
+                                 (default: the host name's first two; also
+                                 for --format owntracks without --publish)
+          With --publish, --format must be a line format (json, geojson, owntracks,
+          text); owntracks also sets a last will {"_type":"lwt","tst":…} on TOPIC.
+
         Examples:
           loctrack stream --min-accuracy 20 | jq .lat
           loctrack stream --format gpx --min-distance 5 > track.gpx
+          loctrack stream --format owntracks --publish mqtts://alice@broker.example.org/owntracks/alice/car
 
         """
 
     static let once = """
-        Usage: loctrack once [--min-accuracy METERS] [--timeout SECONDS] [--max-age SECONDS] [--format FORMAT] [--verbose] [SOURCE]
+        Usage: loctrack once [--min-accuracy METERS] [--timeout SECONDS] [--max-age SECONDS] [--format FORMAT]
+                             [--tid XX] [--verbose] [SOURCE]
 
         Prints the first fix that meets the accuracy bar and exits 0. A fix gpsd
         already has counts if it is no older than --max-age by gpsd's clock, so a
@@ -85,8 +114,10 @@ enum HelpText {
           --max-age SECONDS      accept gpsd's latest fix if at most this old
                                  (default 2; 0 waits for a new fix)
           -v, --verbose          report connection events and skipped reports
-          --format FORMAT        json, text, csv, gpx or geojson
+          --format FORMAT        json, text, csv, gpx, geojson or owntracks
                                  (default: text on a terminal, else json)
+          --tid XX               tracker id of --format owntracks, 1 or 2 letters or
+                                 digits (default: the host name's first two)
           -h, --help             this help
 
         Example:
@@ -101,7 +132,7 @@ enum HelpText {
           loctrack monitor remove ID [--name NAME]
           loctrack monitor list [--name NAME] [--format json|text]
           loctrack monitor run [--name NAME] [--format json|text|owntracks] [--dwell SECONDS]
-                               [--no-reconnect] [--verbose] [SOURCE]
+                               [--no-reconnect] [--verbose] [--publish URL [PUBLISH OPTIONS]] [SOURCE]
 
         A monitor is a named set of regions (circles, GeoJSON polygons) kept in
         $XDG_STATE_HOME/loctrack/NAME.monitor.json (~/.local/state/loctrack/). 'run'
@@ -128,6 +159,23 @@ enum HelpText {
           --no-reconnect         exit 69 when gpsd is unavailable or goes away
           -v, --verbose          report every connection event on stderr
           -h, --help             this help
+
+        Publishing (each line is also an MQTT message; the password is never an option:
+        LOCTRACK_MQTT_PASSWORD, else the first line of --password-file):
+          --publish URL          mqtt://[USER@]HOST[:PORT]/TOPIC, or mqtts:// for TLS
+                                 (ports 1883 and 8883); run publishes to TOPIC/event
+          --qos N                0, 1 or 2 (default 1)
+          --retain               the broker keeps the last message for new subscribers
+          --client-id ID         MQTT client id (default loctrack-HOSTNAME, the same
+                                 across restarts)
+          --cafile FILE          CA certificates for mqtts:// (default: the system's)
+          --password-file FILE   its first line is the broker password
+          --spool DIR            messages wait here while the broker is away (default
+                                 $XDG_STATE_HOME/loctrack/spool/CLIENTID/)
+          --spool-limit SIZE     at most SIZE bytes spooled, then the oldest go;
+                                 500K, 100M, 2G are SI (1000s) (default 100M)
+          --tid XX               OwnTracks tracker id, 1 or 2 letters or digits
+                                 (default: the host name's first two)
 
         Examples:
           loctrack monitor add home --circle 52.5163,13.3777,80

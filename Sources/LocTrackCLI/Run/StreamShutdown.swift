@@ -23,16 +23,14 @@ final class StreamShutdown: Sendable {
         return shutdown
     }
 
-    /// Waits for `writer` to write everything, then says how the command ended:
-    /// a failed output (74) first, then `failure` (the loop's error: 69 for gpsd's,
-    /// a monitor's own code for its state file) unless a signal ended the loop.
-    func exitCode(writer: OutputWriter, failure: (any Error)?) async -> ExitCode {
-        switch await writer.finish() {
-        case .written, .closed:
-            break
-        case .failed(let code):
-            printError("cannot write output: \(Errno(code: code))")
-            return .outputFailed
+    /// Waits for `sink` to send everything, then says how the command ended: a failed
+    /// output (74, or 69 for a broker that refused the login) first, then `failure` (the
+    /// loop's error: 69 for gpsd's, a monitor's own code for its state file) unless a
+    /// signal ended the loop.
+    func exitCode(sink: any LineSink, failure: (any Error)?) async -> ExitCode {
+        if case .failed(let code, let message) = await sink.finish() {
+            printError(message)
+            return code
         }
         if let error = failure as? GeofenceError {
             printError(error.description)

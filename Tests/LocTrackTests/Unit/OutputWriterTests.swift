@@ -72,7 +72,7 @@ struct OutputWriterTests {
         }
         #expect(await writer.enqueueAllowingHiccups(Self.chunk("C", 60), lines: 1))
         #expect(await writer.enqueueAllowingHiccups(Self.chunk("D", 60), lines: 1))
-        #expect(await writer.finish() == .written)
+        #expect(await writer.finishWriting() == .written)
         let received = try await reader.value + pipe.drain()
         let text = String(decoding: received.filter { $0 != 0x2E }, as: UTF8.self)
         #expect(text == ["A", "B", "C", "D"].map { String(repeating: $0, count: 59) + "\n" }.joined())

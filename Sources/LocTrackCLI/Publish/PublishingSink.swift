@@ -1,0 +1,132 @@
+import LocTrack
+import LocTrackMQTT
+import Synchronization
+
+/// `--publish`: each line a streaming command would print becomes one MQTT message on
+/// one topic, through the spool and the ``Publisher``; nothing goes to stdout.
+final class PublishingSink: LineSink {
+    private let publisher: Publisher
+    private let topic: String
+    /// The first fatal status (login refused, spool failed): the command ends with it.
+    /// In a box of its own, which the publisher's status callback holds too.
+    private let fatal = FatalStatus()
+
+    /// Opens the spool and starts publishing.
+    /// - Parameters:
+    ///   - will: the OwnTracks last will, for `--format owntracks`.
+    ///   - onFatal: called once when publishing cannot go on (the command then finishes).
+    init(
+        options: PublishOptions, topic: String, will: PublisherConfiguration.Will?, verbose: Bool,
+        environment: [String: String] = PublishOptions.processEnvironment,
+        onFatal: @escaping @Sendable () -> Void
+    ) throws(PublishingSetupError) {
+        let configuration: PublisherConfiguration
+        do {
+            configuration = PublisherConfiguration(
+                broker: options.broker, password: try options.password(environment: environment),
+                caFile: options.caFile, clientID: options.clientID, qos: options.qos, retain: options.retain,
+                spoolDirectory: try options.spoolDirectory(environment: environment),
+                spoolLimitBytes: options.spoolLimitBytes, will: will)
+        } catch {
+            throw .configuration(error)
+        }
+        self.topic = topic
+        let reporter = PublisherStatusReporter(verbose: verbose)
+        let fatal = self.fatal
+        do {
+            publisher = try Publisher(configuration) { status in
+                if status.isFatal {
+                    let first = fatal.status.withLock { current in
+                        defer { if current == nil { current = status } }
+                        return current == nil
+                    }
+                    if first { onFatal() }
+                } else {
+                    reporter.report(status)
+                }
+            }
+        } catch {
+            throw .publisher(error)
+        }
+    }
+
+    func send(_ output: OutputBytes, lines: Int) async -> Bool {
+        guard fatal.status.withLock({ $0 == nil }) else { return false }
+        // One message per line, without its newline.
+        let payloads = output.bytes.split(separator: 0x0A, omittingEmptySubsequences: true).map(Array.init)
+        do {
+            try publisher.publish(payloads, to: topic)
+            return true
+        } catch {
+            fatal.status.withLock { $0 = $0 ?? .failed(reason: "\(error)") }
+            return false
+        }
+    }
+
+    /// A document's framing has no place in messages (and `--publish` takes line formats only).
+    func sendFraming(_ text: String) {}
+
+    func finish() async -> SinkOutcome {
+        await publisher.finish(drainingFor: .seconds(2))
+        switch fatal.status.withLock({ $0 }) {
+        case .refused(let broker, let reason)?:
+            return .failed(.unavailable, message: PublisherStatus.refused(broker, reason: reason).description)
+        case .failed(let reason)?:
+            return .failed(.outputFailed, message: "publishing failed: \(reason)")
+        default:
+            return .done
+        }
+    }
+}
+
+/// The first status that stopped the publisher.
+private final class FatalStatus: Sendable {
+    let status = Mutex<PublisherStatus?>(nil)
+}
+
+/// Why `--publish` could not start: exit 64 for its settings, 74 for the spool.
+enum PublishingSetupError: Error, CustomStringConvertible {
+    case configuration(PublishConfigurationError)
+    case publisher(PublishError)
+
+    var description: String {
+        switch self {
+        case .configuration(let error): "\(error)"
+        case .publisher(let error): "\(error)"
+        }
+    }
+
+    var exitCode: ExitCode {
+        switch self {
+        case .configuration: .usage
+        case .publisher: .outputFailed
+        }
+    }
+}
+
+/// Says on stderr, once per outage, that the broker cannot be reached, and when it is back.
+final class PublisherStatusReporter: Sendable {
+    private let verbose: Bool
+    private let outage = Mutex(false)
+
+    init(verbose: Bool) {
+        self.verbose = verbose
+    }
+
+    func report(_ status: PublisherStatus) {
+        switch status {
+        case .waiting:
+            // The publisher reports an outage once; verbose or not, that line is useful.
+            outage.withLock { $0 = true }
+            printError(status.description)
+        case .connected:
+            let wasOut = outage.withLock { outage in
+                defer { outage = false }
+                return outage
+            }
+            if verbose || wasOut { printError(status.description) }
+        case .droppedOldest, .refused, .failed:
+            printError(status.description)
+        }
+    }
+}

@@ -1,0 +1,157 @@
+internal import CMosquitto
+import Glibc
+import LocTrack
+
+/// One libmosquitto client, driven by the thread that owns it: the only code that calls
+/// libmosquitto. Not `Sendable`: it is made, used and destroyed on the publisher's thread.
+///
+/// The publisher folds the client into its own `poll()` loop (``socket``, ``wantsWrite``,
+/// ``readPackets()``, ``writePackets()``, ``housekeeping()``) instead of libmosquitto's
+/// `loop_start` thread, so one thread owns the network, the spool cursor and the
+/// shutdown. libmosquitto's callbacks therefore run on that thread, inside those calls,
+/// and report into ``Events``.
+final class MQTTConnection {
+    /// What libmosquitto's callbacks reported since the last ``takeEvents()``.
+    struct Events {
+        /// CONNACK's return code: 0 accepted, 1–5 refused (MQTT 3.1.1 §3.2.2.3).
+        var connackCodes: [Int32] = []
+        /// Message ids the broker acknowledged (PUBACK for QoS 1, PUBCOMP for QoS 2,
+        /// or handed to the socket for QoS 0).
+        var published: [Int32] = []
+        /// Disconnections: 0 asked for, anything else unexpected.
+        var disconnects: [Int32] = []
+    }
+
+    private let handle: OpaquePointer
+    /// The callbacks' target, reached through libmosquitto's userdata pointer. Retained
+    /// by this object for the handle's whole life, so the pointer stays valid.
+    private let box = CallbackBox()
+
+    /// A client with a stable `clientID` and a persistent session (clean_session false):
+    /// the broker keeps QoS 1/2 state across reconnects.
+    init(clientID: String, cleanSession: Bool = false) throws(MQTTError) {
+        _ = MosquittoLibrary.initialized
+        guard let handle = mosquitto_new(clientID, cleanSession, Unmanaged.passUnretained(box).toOpaque()) else {
+            throw MQTTError(call: "mosquitto_new", code: -1, errorNumber: errno)
+        }
+        self.handle = handle
+        mosquitto_connect_callback_set(handle) { _, userdata, code in
+            CallbackBox.from(userdata)?.events.connackCodes.append(code)
+        }
+        mosquitto_publish_callback_set(handle) { _, userdata, mid in
+            CallbackBox.from(userdata)?.events.published.append(mid)
+        }
+        mosquitto_disconnect_callback_set(handle) { _, userdata, code in
+            CallbackBox.from(userdata)?.events.disconnects.append(code)
+        }
+    }
+
+    deinit {
+        mosquitto_destroy(handle)
+    }
+
+    // MARK: Before connecting
+
+    func setCredentials(user: String?, password: String?) throws(MQTTError) {
+        guard user != nil || password != nil else { return }
+        try check(mosquitto_username_pw_set(handle, user, password), "mosquitto_username_pw_set")
+    }
+
+    /// TLS, verifying the broker against `caFile`, or the system's CAs when nil.
+    func enableTLS(caFile: String?) throws(MQTTError) {
+        if let caFile {
+            try check(mosquitto_tls_set(handle, caFile, nil, nil, nil, nil), "mosquitto_tls_set")
+        } else {
+            try check(mosquitto_int_option(handle, MOSQ_OPT_TLS_USE_OS_CERTS, 1), "mosquitto_int_option(TLS_USE_OS_CERTS)")
+        }
+    }
+
+    /// The message the broker publishes for this client when it goes away unannounced.
+    func setWill(topic: String, payload: [UInt8], qos: Int32, retain: Bool) throws(MQTTError) {
+        try check(mosquitto_will_set(handle, topic, Int32(payload.count), payload, qos, retain), "mosquitto_will_set")
+    }
+
+    /// How many QoS 1/2 messages may wait for the broker's acknowledgement at once.
+    func setMaximumInflight(_ count: Int) throws(MQTTError) {
+        try check(mosquitto_max_inflight_messages_set(handle, UInt32(count)), "mosquitto_max_inflight_messages_set")
+    }
+
+    // MARK: Connection
+
+    /// Opens the TCP (and TLS) connection and sends CONNECT; the CONNACK arrives through
+    /// ``readPackets()``. Blocks for the TCP connect.
+    func connect(host: String, port: Int, keepAliveSeconds: Int32) throws(MQTTError) {
+        try check(mosquitto_connect(handle, host, Int32(port), keepAliveSeconds), "connect")
+    }
+
+    /// Connects again with the same session; QoS 1/2 messages still unacknowledged are sent again.
+    func reconnect() throws(MQTTError) {
+        try check(mosquitto_reconnect(handle), "reconnect")
+    }
+
+    func disconnect() {
+        _ = mosquitto_disconnect(handle)
+    }
+
+    /// Queues a message; returns its message id.
+    func publish(topic: String, payload: [UInt8], qos: Int32, retain: Bool) throws(MQTTError) -> Int32 {
+        var mid: Int32 = 0
+        try check(mosquitto_publish(handle, &mid, topic, Int32(payload.count), payload, qos, retain), "publish")
+        return mid
+    }
+
+    // MARK: The network loop, one step at a time
+
+    /// The connection's socket, or -1 when there is none.
+    var socket: Int32 { mosquitto_socket(handle) }
+
+    /// Whether libmosquitto has bytes waiting to be written.
+    var wantsWrite: Bool { mosquitto_want_write(handle) }
+
+    func readPackets() throws(MQTTError) { try check(mosquitto_loop_read(handle, 64), "read") }
+    func writePackets() throws(MQTTError) { try check(mosquitto_loop_write(handle, 64), "write") }
+    /// Keep-alive pings and retries; call at least once a second.
+    func housekeeping() throws(MQTTError) { try check(mosquitto_loop_misc(handle), "keep-alive") }
+
+    /// What the callbacks reported since the last call.
+    func takeEvents() -> Events {
+        defer { box.events = Events() }
+        return box.events
+    }
+
+    private func check(_ code: Int32, _ call: String) throws(MQTTError) {
+        guard code != loctrack_mosquitto_success else { return }
+        throw MQTTError(call: call, code: code, errorNumber: code == MOSQ_ERR_ERRNO.rawValue ? errno : nil)
+    }
+
+    /// Text for a CONNACK return code (libmosquitto's `mosquitto_connack_string`).
+    static func connackText(_ code: Int32) -> String {
+        String(cString: mosquitto_connack_string(code))
+    }
+}
+
+/// Where libmosquitto's callbacks put what they report (see ``MQTTConnection``).
+private final class CallbackBox {
+    var events = MQTTConnection.Events()
+
+    static func from(_ userdata: UnsafeMutableRawPointer?) -> CallbackBox? {
+        userdata.map { Unmanaged<CallbackBox>.fromOpaque($0).takeUnretainedValue() }
+    }
+}
+
+/// A libmosquitto call that failed: its return code, and `errno` where it says so.
+struct MQTTError: Error, Sendable, Hashable, CustomStringConvertible {
+    let call: String
+    let code: Int32
+    let errorNumber: Int32?
+
+    var description: String {
+        if let errorNumber, errorNumber != 0 { return "\(call): \(Errno(code: errorNumber))" }
+        return code < 0 ? "\(call) failed" : "\(call): \(String(cString: mosquitto_strerror(code)))"
+    }
+
+    /// The connection is gone (the broker went away, or it was never made).
+    var isConnectionLost: Bool {
+        code == MOSQ_ERR_NO_CONN.rawValue || code == MOSQ_ERR_CONN_LOST.rawValue || code == MOSQ_ERR_ERRNO.rawValue
+    }
+}

@@ -1,0 +1,157 @@
+import Glibc
+import LocTrack
+import Synchronization
+
+/// Publishes messages to an MQTT broker with nothing lost: store and forward.
+///
+/// ``publish(_:to:)`` appends messages to the on-disk ``Spool`` (durably, before it
+/// returns) and wakes the publisher's thread, `loctrack-mqtt`. That thread owns the
+/// libmosquitto client: it connects (and reconnects with capped backoff), sends spooled
+/// messages in order with up to ``PublisherConfiguration/maximumInflight`` awaiting
+/// acknowledgement, and removes each from the spool only once the broker acknowledged it.
+/// A broker that is down, a dropped network or a crash of this process therefore loses
+/// nothing: the spool is sent first on reconnect and on the next start.
+public final class Publisher: Sendable {
+    /// What the thread runs on: everything but the ``Publisher`` itself, so that a
+    /// publisher nobody holds any more is deinitialised, and its deinit stops the thread.
+    let core: PublisherCore
+
+    /// Opens the spool and starts the publisher's thread, which connects at once.
+    /// - Parameter onStatus: called on the publisher's thread for every change worth
+    ///   reporting (see ``PublisherStatus``).
+    public init(
+        _ configuration: PublisherConfiguration, onStatus: @escaping @Sendable (PublisherStatus) -> Void
+    ) throws(PublishError) {
+        core = try PublisherCore(configuration, onStatus: onStatus)
+        let core = self.core
+        do {
+            try startThread(named: "loctrack-mqtt") {
+                var loop = PublisherLoop(core: core)
+                loop.run()
+                core.threadEnded()
+            }
+        } catch {
+            throw .thread(error.code)
+        }
+    }
+
+    /// A publisher dropped without ``finish(drainingFor:)`` stops its thread at once; what
+    /// the broker has not acknowledged stays in the spool.
+    deinit {
+        core.requestStop(drainingFor: .zero)
+    }
+
+    /// Spools `payloads` as messages on `topic` (in order, durably) and wakes the thread.
+    /// - Returns: how many of the spool's oldest messages were dropped to stay within its limit.
+    @discardableResult
+    public func publish(_ payloads: [[UInt8]], to topic: String) throws(PublishError) -> Int {
+        guard !payloads.isEmpty else { return 0 }
+        let configuration = core.configuration
+        let messages = payloads.map {
+            SpoolMessage(topic: topic, payload: $0, qos: UInt8(configuration.qos), retain: configuration.retain)
+        }
+        let result: SpoolAppendResult
+        do {
+            result = try core.spool.append(messages)
+        } catch {
+            throw .spool(error.description)
+        }
+        core.wakeUps.wake()
+        if result.droppedOldest > 0 {
+            core.onStatus(.droppedOldest(count: result.droppedOldest, limitBytes: configuration.spoolLimitBytes))
+        }
+        return result.droppedOldest
+    }
+
+    /// Messages in the spool not yet acknowledged by the broker.
+    public var pendingCount: Int { core.spool.pendingCount }
+
+    /// Stops the thread: it first waits up to `drain` for the broker to acknowledge what
+    /// is spooled (while connected), then disconnects. What is not acknowledged stays in
+    /// the spool for the next start.
+    public func finish(drainingFor drain: Duration = .seconds(2)) async {
+        guard !core.requestStop(drainingFor: drain) else { return }
+        await withCheckedContinuation { continuation in core.whenEnded { continuation.resume() } }
+    }
+}
+
+/// The publisher's state shared by the program and the thread.
+final class PublisherCore: Sendable {
+    struct Shared {
+        var stopRequested = false
+        /// Monotonic milliseconds after which a stopping thread gives up waiting for acknowledgements.
+        var stopDeadline: Int64 = 0
+        var ended = false
+        var waiters: [@Sendable () -> Void] = []
+    }
+
+    let configuration: PublisherConfiguration
+    let spool: Spool
+    let wakeUps: WakeUpPipe
+    let shared = Mutex(Shared())
+    let onStatus: @Sendable (PublisherStatus) -> Void
+
+    init(_ configuration: PublisherConfiguration, onStatus: @escaping @Sendable (PublisherStatus) -> Void) throws(PublishError) {
+        self.configuration = configuration
+        self.onStatus = onStatus
+        do {
+            spool = try Spool(directory: configuration.spoolDirectory, limitBytes: configuration.spoolLimitBytes)
+        } catch {
+            throw .spool(error.description)
+        }
+        do {
+            wakeUps = try WakeUpPipe()
+        } catch {
+            throw .thread(error.code)
+        }
+    }
+
+    /// Asks the thread to stop (the first request sets the deadline) and wakes it.
+    /// - Returns: whether the thread has already ended.
+    @discardableResult
+    func requestStop(drainingFor drain: Duration) -> Bool {
+        let ended = shared.withLock { shared in
+            if !shared.stopRequested {
+                shared.stopRequested = true
+                shared.stopDeadline = Monotonic.milliseconds + drain.milliseconds
+            }
+            return shared.ended
+        }
+        wakeUps.wake()
+        return ended
+    }
+
+    /// Runs `action` once the thread has ended (at once if it has).
+    func whenEnded(_ action: @escaping @Sendable () -> Void) {
+        let ended = shared.withLock { shared in
+            if !shared.ended { shared.waiters.append(action) }
+            return shared.ended
+        }
+        if ended { action() }
+    }
+
+    /// Called by the thread as its last act.
+    func threadEnded() {
+        let waiters = shared.withLock { shared in
+            shared.ended = true
+            defer { shared.waiters = [] }
+            return shared.waiters
+        }
+        for waiter in waiters { waiter() }
+    }
+}
+
+/// Why a ``Publisher`` could not start or take a message.
+public enum PublishError: Error, Sendable, CustomStringConvertible {
+    /// The spool failed (its folder cannot be made, a full disk, a corrupt spool, another
+    /// process using it): the one line that says which file and why.
+    case spool(String)
+    case thread(Int32)
+
+    public var description: String {
+        switch self {
+        case .spool(let reason): reason
+        case .thread(let code): "cannot start the publisher's thread: \(Errno(code: code))"
+        }
+    }
+}

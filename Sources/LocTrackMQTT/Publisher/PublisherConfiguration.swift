@@ -1,0 +1,53 @@
+/// Everything a ``Publisher`` needs, resolved: where to connect, how to log in, the
+/// spool, and the message settings.
+public struct PublisherConfiguration: Sendable {
+    /// A message the broker publishes for this client when the connection dies unannounced.
+    public struct Will: Sendable, Hashable {
+        public var topic: String
+        public var payload: [UInt8]
+
+        public init(topic: String, payload: [UInt8]) {
+            self.topic = topic
+            self.payload = payload
+        }
+    }
+
+    public var broker: BrokerURL
+    public var password: String?
+    /// Verify a TLS broker against this CA file (PEM) instead of the system's CAs.
+    public var caFile: String?
+    /// Stable across restarts: the broker keeps this client's session (clean session off).
+    public var clientID: String
+    public var qos: Int
+    public var retain: Bool
+    public var spoolDirectory: String
+    public var spoolLimitBytes: Int64
+    public var will: Will?
+    public var keepAliveSeconds: Int32 = 30
+    /// QoS 1/2 messages sent and not yet acknowledged, at most.
+    public var maximumInflight = 100
+    /// How the connection is retried: 0.5 s doubling to 30 s, as gpsd's.
+    public var reconnectPolicy: ReconnectPolicyChoice = .automatic
+
+    /// ``LocTrack/ReconnectPolicy`` without importing LocTrack's module publicly.
+    public enum ReconnectPolicyChoice: Sendable, Hashable {
+        case automatic
+        /// For tests: a fixed short delay.
+        case every(Duration)
+    }
+
+    public init(
+        broker: BrokerURL, password: String? = nil, caFile: String? = nil, clientID: String, qos: Int = 1,
+        retain: Bool = false, spoolDirectory: String, spoolLimitBytes: Int64, will: Will? = nil
+    ) {
+        self.broker = broker
+        self.password = password
+        self.caFile = caFile
+        self.clientID = clientID
+        self.qos = qos
+        self.retain = retain
+        self.spoolDirectory = spoolDirectory
+        self.spoolLimitBytes = spoolLimitBytes
+        self.will = will
+    }
+}

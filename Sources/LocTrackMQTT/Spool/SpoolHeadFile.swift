@@ -1,0 +1,99 @@
+import Glibc
+import LocTrack
+
+/// `DIR/head`: the durable head, the first sequence not yet acknowledged by the broker.
+///
+/// 32 bytes: two 16-byte slots, each `["LTSH"][u64 LE head][u32 LE CRC-32 of the first
+/// 12 bytes]`. The head is the larger value of the slots whose checksum matches. Each
+/// write replaces the slot holding the older value (`pwrite` of 16 bytes, `fdatasync`),
+/// so a write torn by a power cut spoils at most that slot, and the other still holds
+/// the previous head: at worst some acknowledged messages are sent again, never lost.
+///
+/// Why not a new file renamed over the old one: acknowledgements are flushed as often
+/// as fixes arrive (1 Hz or more), and one small write and one `fdatasync` cost far less
+/// than create, write, `fsync`, `rename` and `fsync` of the folder, every second. The
+/// file is created once, atomically, by a rename, so it is always whole.
+struct SpoolHeadFile {
+    static let slotSize = 16
+    static let magic: [UInt8] = Array("LTSH".utf8)
+
+    let path: String
+    private let descriptor: Int32
+    /// The slot the next write goes to: the one holding the older value.
+    private var nextSlot: Int
+
+    /// The head file of `directory` and the head it holds, or nil when there is none yet.
+    static func open(directory: String) throws(SpoolError) -> (file: SpoolHeadFile, head: UInt64)? {
+        let path = directory + "/head"
+        let descriptor: Int32
+        do {
+            descriptor = try openFile(path, flags: O_RDWR)
+        } catch where error.code == ENOENT {
+            return nil
+        } catch {
+            throw .io(path, "open", error.code)
+        }
+        do throws(SpoolError) {
+            let bytes = try io(path, "read") { () throws(Errno) in try readToEnd(descriptor) }
+            guard bytes.count == 2 * slotSize else {
+                throw .corrupt(path, at: nil, "\(bytes.count) bytes instead of \(2 * slotSize)")
+            }
+            let values = (0..<2).map { decode(Array(bytes[($0 * slotSize)..<(($0 + 1) * slotSize)])) }
+            guard let head = values.compactMap({ $0 }).max() else {
+                throw .corrupt(path, at: 0, "neither copy of the head passes its checksum")
+            }
+            // Overwrite a spoiled slot, else the one with the smaller (older) value.
+            let older = values[0] == nil ? 0 : values[1] == nil ? 1 : (values[0]! <= values[1]! ? 0 : 1)
+            return (SpoolHeadFile(path: path, descriptor: descriptor, nextSlot: older), head)
+        } catch {
+            Glibc.close(descriptor)
+            throw error
+        }
+    }
+
+    /// Creates the head file of `directory` holding `head` in both slots: written to
+    /// `head.tmp`, synced, renamed, and the folder synced, so it appears whole or not at all.
+    static func create(directory: String, head: UInt64) throws(SpoolError) -> SpoolHeadFile {
+        let path = directory + "/head", temporary = directory + "/head.tmp"
+        try? removeFile(temporary)  // left by a crash during an earlier creation
+        let bytes = encode(head) + encode(head)
+        try io(temporary, "create") { () throws(Errno) in
+            let descriptor = try openFile(temporary, flags: O_WRONLY | O_CREAT | O_EXCL, mode: 0o600)
+            defer { Glibc.close(descriptor) }
+            if let error = bytes.withUnsafeBytes({ writeAll(descriptor, $0) }) { throw error }
+            try syncFile(descriptor)
+        }
+        try io(path, "rename \(temporary) over") { () throws(Errno) in try renameFile(temporary, over: path) }
+        try io(directory, "sync the folder") { () throws(Errno) in try syncDirectory(directory) }
+        guard let (file, _) = try open(directory: directory) else { throw .io(path, "open", ENOENT) }
+        return file
+    }
+
+    /// Makes `head` durable: one slot written and `fdatasync`ed.
+    mutating func write(_ head: UInt64) throws(SpoolError) {
+        let slot = Self.encode(head), offset = Int64(nextSlot * Self.slotSize)
+        try io(path, "write") { () throws(Errno) in
+            try writeAll(descriptor, slot, at: offset)
+            try syncData(descriptor)
+        }
+        nextSlot = 1 - nextSlot
+    }
+
+    func close() {
+        Glibc.close(descriptor)
+    }
+
+    static func encode(_ head: UInt64) -> [UInt8] {
+        var slot = magic
+        SpoolRecord.appendLittleEndian(head, to: &slot)
+        SpoolRecord.appendLittleEndian(CRC32.checksum(slot), to: &slot)
+        return slot
+    }
+
+    /// The head in `slot`, or nil when its magic or checksum is wrong.
+    static func decode(_ slot: [UInt8]) -> UInt64? {
+        guard Array(slot[0..<4]) == magic,
+              CRC32.checksum(slot[0..<12]) == UInt32(SpoolRecord.readLittleEndian(slot, at: 12, size: 4)) else { return nil }
+        return SpoolRecord.readLittleEndian(slot, at: 4, size: 8)
+    }
+}

@@ -1,0 +1,103 @@
+import Glibc
+import LocTrack
+
+extension SpoolState {
+    /// Appends `messages` (see ``Spool/append(_:)``): their records are encoded into one
+    /// buffer per segment touched, written with one `pwrite` at the segment's end and
+    /// `fdatasync`ed; only then is the next segment created. So after a crash only the
+    /// last segment can end in a torn record, which recovery cuts off.
+    ///
+    /// On an error the batch's records in earlier, completed segments stay (they are
+    /// durable; ``nextSequence`` says how far it got), and the failed segment is cut
+    /// back to where it was, so the next append continues cleanly.
+    mutating func append(_ messages: [SpoolMessage]) throws(SpoolError) -> SpoolAppendResult {
+        for message in messages {
+            if let reason = SpoolRecord.problem(with: message) {
+                throw SpoolError(path: directory, kind: .invalidMessage(reason: reason))
+            }
+        }
+        let firstSequence = nextSequence
+        var index = 0
+        while index < messages.count {
+            let firstSize = Int64(SpoolRecord.size(of: messages[index]))
+            if tailDescriptor == nil || segments[segments.count - 1].size > 0
+                && segments[segments.count - 1].size + firstSize > segmentBytes {
+                try startSegment()
+            }
+            var size = segments[segments.count - 1].size
+            var bytes: [UInt8] = []
+            var ends: [UInt32] = []
+            repeat {
+                let recordSize = Int64(SpoolRecord.size(of: messages[index]))
+                if !ends.isEmpty, size + recordSize > segmentBytes { break }
+                SpoolRecord.encode(messages[index], into: &bytes)
+                size += recordSize
+                ends.append(UInt32(size))
+                index += 1
+            } while index < messages.count
+            try writeToTail(bytes, ends: ends)
+        }
+        let dropped = try dropOldestOverLimit()
+        return SpoolAppendResult(firstSequence: firstSequence, count: messages.count, droppedOldest: dropped)
+    }
+
+    /// Writes `bytes`, whole records ending at `ends`, at the end of the last segment.
+    private mutating func writeToTail(_ bytes: [UInt8], ends: [UInt32]) throws(SpoolError) {
+        guard let descriptor = tailDescriptor else { return }
+        let last = segments.count - 1, path = segments[last].path, offset = segments[last].size
+        do {
+            try writeAll(descriptor, bytes, at: offset)
+            try syncData(descriptor)
+        } catch {
+            // Cut off what part of the batch reached the file. Should that fail too, the
+            // next append overwrites it from the same offset, and recovery cuts off any rest.
+            try? truncateFile(descriptor, to: offset)
+            throw .io(path, "append to", error.code)
+        }
+        segments[last].ends.append(contentsOf: ends)
+        nextSequence += UInt64(ends.count)
+    }
+
+    /// Starts `DIR/<nextSequence>.seg` and syncs the folder, so that the new file, and
+    /// the messages about to be written to it, survive a power cut.
+    private mutating func startSegment() throws(SpoolError) {
+        let segment = SpoolSegment(firstSequence: nextSequence, directory: directory)
+        let descriptor = try io(segment.path, "create") { () throws(Errno) in
+            try openFile(segment.path, flags: O_RDWR | O_CREAT | O_EXCL, mode: 0o600)
+        }
+        do {
+            try io(directory, "sync the folder") { () throws(Errno) in try syncDirectory(directory) }
+        } catch {
+            Glibc.close(descriptor)
+            try? removeFile(segment.path)
+            throw error
+        }
+        if let tailDescriptor { Glibc.close(tailDescriptor) }
+        tailDescriptor = descriptor
+        // The previous segment, if wholly acknowledged, goes at the next flush.
+        segments.append(segment)
+    }
+
+    /// Drops the oldest messages while the pending bytes exceed the limit, but never the
+    /// newest: a single message larger than the limit is kept (a limit below one message
+    /// would otherwise drop everything and publish nothing). The new head is written
+    /// before this returns, so a restart does not bring the dropped messages back.
+    /// - Returns: how many dropped messages had not been acknowledged.
+    private mutating func dropOldestOverLimit() throws(SpoolError) -> Int {
+        var bytes = pendingBytes
+        guard bytes > limitBytes else { return 0 }
+        var dropped = 0
+        while bytes > limitBytes, head + 1 < nextSequence {
+            bytes -= recordSize(head)
+            if acknowledged.remove(head) == nil { dropped += 1 }
+            head += 1
+            while acknowledged.contains(head) {  // acknowledged: passing it drops nothing
+                acknowledged.remove(head)
+                bytes -= recordSize(head)
+                head += 1
+            }
+        }
+        try flushAcknowledgements()
+        return dropped
+    }
+}
