@@ -71,3 +71,18 @@ extension Array where Element: Hashable {
         return filter { seen.insert($0).inserted }
     }
 }
+
+/// Waits until each of `processes` watches gpsd and gpsd has opened the devices, like
+/// ``GPSFake/waitForWatchers(_:devices:timeout:)``, but fails at once, with its
+/// stderr, when one of them ends first (a refused option, a refused login).
+func waitForWatchers(_ fake: GPSFake, _ processes: ChildProcess..., timeout: Duration = .seconds(20)) async throws {
+    try await waitUntil(timeout: timeout, "\(processes.count) watcher(s); gpsd log:\n\(fake.logTail)") {
+        for process in processes {
+            if let ended = process.pollTermination() {
+                throw HarnessError("loctrack ended (\(ended)) before watching gpsd; stderr:\n\(process.stderr?.text ?? "")")
+            }
+        }
+        let log = fake.gpsdLog
+        return GPSFake.watchingClients(in: log).count >= processes.count && Set(fake.devices).isSubset(of: GPSFake.activatedDevices(in: log))
+    }
+}
