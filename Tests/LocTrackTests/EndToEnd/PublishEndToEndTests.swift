@@ -218,5 +218,60 @@ extension EndToEndTests {
                 #expect(duplicates.count <= firstLines.count, "\(subscriber.report)")
             }
         }
+
+        @Test("given stream --publish SIGKILLed with messages in flight (sent, not acknowledged) when it is restarted with the same spool then every fix arrives in order and only the in-flight ones may come twice", .timeLimit(.minutes(1)))
+        func sigkillWithMessagesInFlight() async throws {
+            let first = NMEALog.walk(epochs: 6)
+            let second = NMEALog.walk(epochs: 4, start: Timestamp(seconds: NMEALog.defaultStart.seconds + 100))
+            let run = try PublishRun("inflight")
+            let topic = "loctrack/inflight"
+            try await withMosquitto { broker in
+                let subscriber = try await broker.subscribe(topic: topic, clientID: subscriberID("inflight"))
+                let firstLines = try await withGPSFake(first) { fake in
+                    let publisher = try run.startStream(broker.url(topic: topic), source: fake.sourceArgument)
+                    let plain = try LoctrackProcess.start(["stream", "--format", "json", fake.sourceArgument])
+                    try await waitForWatchers(fake, publisher, plain)
+                    fake.feed(epochs: 3)
+                    try await subscriber.waitForMessages(count: 3)
+                    try await Task.sleep(for: .milliseconds(300))  // acknowledged
+                    // A frozen broker: loctrack's next PUBLISHes wait in the broker's socket, unacknowledged.
+                    broker.pause()
+                    fake.feedAll()
+                    try await plain.waitForStdoutLines(6)
+                    try await Task.sleep(for: .milliseconds(1_000))
+                    publisher.signal(SIGKILL)
+                    let killed = try await publisher.result()
+                    #expect(killed.status == .signaled(SIGKILL), "\(killed)")
+                    broker.resume()  // it now reads the dead connection's PUBLISHes and forwards them
+                    return try await plain.interruptedLines()
+                }
+                #expect(firstLines.count == 6)
+
+                let secondLines = try await withGPSFake(second) { fake in
+                    let publisher = try run.startStream(broker.url(topic: topic), source: fake.sourceArgument)
+                    let plain = try LoctrackProcess.start(["stream", "--format", "json", fake.sourceArgument])
+                    try await waitForWatchers(fake, publisher, plain)
+                    fake.feedAll()
+                    try await plain.waitForStdoutLines(4)
+                    let expected = firstLines + (try await plain.interruptedLines())
+                    try await subscriber.waitForMessages(timeout: .seconds(20), "all \(expected.count) fixes") { messages in
+                        Set(messages.map(\.payload)).isSuperset(of: expected)
+                    }
+                    try await Task.sleep(for: .milliseconds(500))
+                    publisher.signal(SIGINT)
+                    let result = try await publisher.result()
+                    #expect(result.status == .exited(0), "\(result)")
+                    return Array(expected.dropFirst(firstLines.count))
+                }
+
+                let payloads = subscriber.payloads(on: topic)
+                #expect(payloads.firstOccurrences == firstLines + secondLines, "every fix, in order of first arrival: \(subscriber.report)")
+                var seen = Set<String>()
+                let duplicates = payloads.filter { !seen.insert($0).inserted }
+                let inFlight = Array(firstLines.dropFirst(3))
+                #expect(duplicates.allSatisfy(inFlight.contains), "only messages in flight at the SIGKILL may come twice: \(duplicates)")
+                #expect(Set(duplicates).count == duplicates.count, "at most twice each: \(subscriber.report)")
+            }
+        }
     }
 }

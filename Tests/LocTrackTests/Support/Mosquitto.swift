@@ -175,6 +175,7 @@ final class Mosquitto: Sendable {
     func stop() async throws {
         guard let process = broker.withLock({ $0 }) else { return }
         process.signal(SIGTERM)
+        process.signal(SIGCONT)
         guard let ended = await process.waitForTermination(timeout: .seconds(10)) else {
             process.signal(SIGKILL)
             process.reap()
@@ -188,6 +189,17 @@ final class Mosquitto: Sendable {
         guard let process = broker.withLock({ $0 }) else { return }
         process.signal(SIGKILL)
         process.reap()
+    }
+
+    /// Freezes the broker (SIGSTOP): connections stay open and the kernel still takes
+    /// what clients send, but nothing is read or acknowledged until ``resume()``.
+    func pause() {
+        broker.withLock { $0 }?.signal(SIGSTOP)
+    }
+
+    /// Lets a paused broker run again (SIGCONT): it reads what waited in its sockets.
+    func resume() {
+        broker.withLock { $0 }?.signal(SIGCONT)
     }
 
     /// ``stop()`` then ``start()`` on the same ports.
@@ -388,6 +400,11 @@ final class Subscriber: Sendable {
     var report: String {
         "mosquitto_sub \(clientID) on \(topics) received \(messages.count):\n"
             + messages.map(\.description).joined(separator: "\n") + "\n--- its stderr ---\n\(stderr)"
+            + (process.pollTermination() == nil ? "" : "\n--- the broker's log ---\n\(brokerLogTail)")
+    }
+
+    private var brokerLogTail: String {
+        ((try? String(contentsOfFile: brokerLog, encoding: .utf8)) ?? "").split(separator: "\n").suffix(60).joined(separator: "\n")
     }
 
     /// Ends `mosquitto_sub` (SIGKILL) and reaps it. Idempotent.
