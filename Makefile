@@ -152,10 +152,15 @@ conformance: build
 #                        1 Hz / 10 Hz, latency, idle, `once` on a warm and on a cold gpsd,
 #                        long flood, monitor (`monitor run` with 10,000 polygons against
 #                        `stream` on both floods, target CPU per fix ≤ 2 × stream; about
-#                        80 s for its 5 rounds).
+#                        80 s for its 5 rounds), publish (`stream --publish` into a local
+#                        mosquitto against `stream | mosquitto_pub -l`, both floods, target
+#                        at least as fast) and fleet (50 publishing loctracks at 10 Hz for
+#                        30 s into one mosquitto); these two need mosquitto and
+#                        mosquitto-clients (`make deps`), else they are left out with a note.
 #                        Prints the table and writes Benchmarks/results/latest.md.
 #                        BENCH_FLAGS='--rounds 7 --only flood,once,monitor ...' (run.py --help).
-#   make bench-smoke     the same at toy sizes (about 35 s, monitor: 200 polygons, ~1 s; table in
+#   make bench-smoke     the same at toy sizes (about 40 s, monitor: 200 polygons, ~1 s; publish:
+#                        500 messages, fleet: 5 trackers for 2 s, ~4 s together; table in
 #                        Benchmarks/bin/smoke.md):
 #                        fails only if something does not build, run or print the right fixes.
 #                        Clients whose tools cannot be installed are left out with a note.

@@ -30,8 +30,18 @@ Workloads:
              0 conditions, 1 circle) against `loctrack stream`, both floods: the figures of
              the floods, events printed, the `monitor add --geojson` time; target: CPU per
              fix ≤ 2 × stream. Events must be identical round by round (bench/monitor.py).
+  publish    `loctrack stream --publish mqtt://127.0.0.1:PORT/bench --qos 1` against `loctrack
+             stream --format json | mosquitto_pub -l -q 1`, both floods, into a local mosquitto:
+             end-to-end time, messages/s, CPU per message (loctrack, mosquitto_pub, broker),
+             memory; target: at least as fast. A subscriber checks every message arrived, in
+             order (bench/publish.py).
+  fleet      50 loctrack processes at 10 Hz for 30 s, each on its own emulator, publishing to
+             fleet/devNN of one mosquitto: messages/s, broker CPU, CPU and memory per process;
+             every fix of every device must arrive, in order (bench/fleet.py).
+             Both need mosquitto and mosquitto-clients (`make deps`); without them they are
+             left out with a note.
 
-Usage: run.py [--smoke] [--rounds N] [--only flood,steady,once,once-warm,once-cold,long,monitor] ...
+Usage: run.py [--smoke] [--rounds N] [--only flood,steady,once,once-warm,once-cold,long,monitor,publish,fleet] ...
        (run.py --help lists every option)
 Exit status: 0 when every run completed and every correctness check passed (missed targets
 and timing-dependent oddities on a loaded machine are reported, not failed), 1 otherwise.
@@ -49,17 +59,19 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(1, os.path.join(ROOT, "scripts"))  # the helpers the test scripts share: scripts/support
 
-from bench import procs  # noqa: E402 (after the path)
+from bench import broker, procs  # noqa: E402 (after the path)
 from bench.clients import make_clients  # noqa: E402
-from bench.findings import log, problems  # noqa: E402
+from bench.findings import log, note, problems  # noqa: E402
+from bench.fleet import FLEET_CHECKS, fleet_section, run_fleet  # noqa: E402
 from bench.flood import run_floods, run_long  # noqa: E402
-from bench.monitor import monitor_section, run_monitor  # noqa: E402
+from bench.monitor import MONITOR_CHECKS, monitor_section, run_monitor  # noqa: E402
 from bench.once import run_once_cold, run_once_warm  # noqa: E402
+from bench.publish import PUBLISH_CHECKS, publish_section, run_publish  # noqa: E402
 from bench.report import git_revision, report  # noqa: E402
 from bench.steady import run_steady  # noqa: E402
 
 BIN = os.path.join(HERE, "bin")
-PARTS = ("flood", "steady", "once-warm", "once-cold", "long", "monitor")
+PARTS = ("flood", "steady", "once-warm", "once-cold", "long", "monitor", "publish", "fleet")
 
 
 def options():
@@ -72,6 +84,11 @@ def options():
     parser.add_argument("--long-checkpoint", type=int, default=100_000)
     parser.add_argument("--monitor-polygons", type=int, default=10_000, help="polygons of the monitor part "
                         "(its floods have --flood-epochs epochs)")
+    parser.add_argument("--publish-messages", type=int, default=None, help="messages of each publish run "
+                        "(default: --flood-epochs)")
+    parser.add_argument("--fleet-devices", type=int, default=50, help="loctrack processes of the fleet part")
+    parser.add_argument("--fleet-rate", type=float, default=10, help="Hz of each fleet device's emulator")
+    parser.add_argument("--fleet-seconds", type=float, default=30, help="how long each fleet device publishes")
     parser.add_argument("--steady-seconds", type=float, default=30)
     parser.add_argument("--warm-seconds", type=float, default=2)
     parser.add_argument("--idle-seconds", type=float, default=10)
@@ -81,7 +98,7 @@ def options():
                              "median needs more rounds than the driver's spawn jitter)")
     parser.add_argument("--once-max-age", type=float, default=2, help="loctrack once --max-age")
     parser.add_argument("--rates", default="1,10")
-    parser.add_argument("--only", default="flood,steady,once,long,monitor", help="any of " + ", ".join(PARTS) +
+    parser.add_argument("--only", default="flood,steady,once,long,monitor,publish,fleet", help="any of " + ", ".join(PARTS) +
                         "; once means both once-warm and once-cold")
     parser.add_argument("--loctrack", default=os.environ.get("LOCTRACK",
                                                              os.path.join(ROOT, ".build/release/loctrack")))
@@ -98,6 +115,8 @@ def options():
         opts.long_epochs = 20_000
         opts.long_checkpoint = 2_000
         opts.monitor_polygons = 200
+        opts.publish_messages = opts.publish_messages or 500
+        opts.fleet_devices, opts.fleet_seconds = 5, 2
         opts.steady_seconds = 2
         opts.warm_seconds = 1
         opts.idle_seconds = 1
@@ -110,6 +129,7 @@ def options():
     opts.once_warm_rounds = opts.once_warm_rounds or max(opts.once_rounds, 15)
     opts.flood_timeout = 120 + opts.flood_epochs / 1000
     opts.long_timeout = 120 + opts.long_epochs / 2000
+    opts.publish_messages = opts.publish_messages or opts.flood_epochs
     opts.monitor_timeout = 600 + opts.flood_epochs / 200  # a slow monitor is a figure, not a hang
     opts.once_cold_timeout = 40
     opts.only = {part for item in opts.only.split(",") if item
@@ -140,6 +160,11 @@ def main() -> int:
         for what in missing:
             log(f"run.py: missing {what}")
         return 1
+    mqtt_missing = broker.missing()
+    for part in ("publish", "fleet"):
+        if part in opts.only and mqtt_missing:
+            note(f"{part}: left out, missing {'; '.join(mqtt_missing)} (`make deps` installs them)")
+            opts.only.discard(part)
     procs.install_cleanup()
     opts.revision = git_revision()
     clients = make_clients(opts)
@@ -151,8 +176,13 @@ def main() -> int:
         cold = run_once_cold(opts, clients, workdir) if "once-cold" in opts.only else None
         long = run_long(opts, clients, workdir) if "long" in opts.only else None
         monitor = run_monitor(opts, clients, workdir) if "monitor" in opts.only else None
-    table = report(opts, clients, floods, steady, warm, cold, long,
-                   monitor_section(opts, monitor) if monitor else [])
+        published = run_publish(opts, workdir) if "publish" in opts.only else None
+        fleet = run_fleet(opts, workdir) if "fleet" in opts.only else None
+    sections = ((monitor_section(opts, monitor) if monitor else []) + (publish_section(opts, published) if published else [])
+                + (fleet_section(opts, fleet) if fleet else []))
+    checked = ([MONITOR_CHECKS] if monitor else []) + ([PUBLISH_CHECKS] if published else []) + \
+        ([FLEET_CHECKS] if fleet else [])
+    table = report(opts, clients, floods, steady, warm, cold, long, sections, checked)
     print(table)
     os.makedirs(os.path.dirname(os.path.abspath(opts.output)), exist_ok=True)
     with open(opts.output, "w") as f:

@@ -148,8 +148,9 @@ def run_measured(stages, stdout, stderr, timeout: float, scratch: str, sample_s:
     """Runs a client (one argv, or a pipeline of several, each stage's stdout into the next
     one's stdin) to its exit. Returns wall time from the first spawn to the last exit, and
     the sums over the stages of CPU (wait4: user, sys), peak RSS (GNU time's %M; without
-    it, VmHWM as last sampled) and peak private memory (RssAnon sampled every sample_s);
-    None on timeout (the stages are stopped). `env`: the stages' environment (default the driver's)."""
+    it, VmHWM as last sampled) and peak private memory (RssAnon sampled every sample_s),
+    and each stage's own CPU (user + sys) in "stage_cpu"; None on timeout (the stages are
+    stopped). `env`: the stages' environment (default the driver's)."""
     started, samplers, rss_files = [], [], []
     start = time.monotonic_ns()
     upstream = subprocess.DEVNULL
@@ -166,7 +167,7 @@ def run_measured(stages, stdout, stderr, timeout: float, scratch: str, sample_s:
         samplers.append(MemoryPeak(proc.pid, argv))
         rss_files.append(rss_file)
     pidfds = {os.pidfd_open(p.pid): (p, s) for p, s in zip(started, samplers)}
-    exits = []
+    exits, by_stage = [], {}
     deadline = time.monotonic() + timeout
     try:
         while pidfds and time.monotonic() < deadline:
@@ -177,6 +178,7 @@ def run_measured(stages, stdout, stderr, timeout: float, scratch: str, sample_s:
                 proc, _ = pidfds.pop(fd)
                 os.close(fd)
                 exits.append(procs.reap(proc))
+                by_stage[started.index(proc)] = exits[-1][1]
     finally:
         for fd in pidfds:
             os.close(fd)
@@ -199,6 +201,7 @@ def run_measured(stages, stdout, stderr, timeout: float, scratch: str, sample_s:
         "rss_kb": None if None in rss else sum(rss),
         "private_kb": None if None in peaks else sum(peaks),
         "codes": [p.returncode for p in started],
+        "stage_cpu": [by_stage[i].ru_utime + by_stage[i].ru_stime for i in range(len(started))],
     }
 
 

@@ -34,6 +34,8 @@ from .report import fmt, verdict
 NAME = "bench"  # the monitor's name
 STREAM, EMPTY, CIRCLE = "stream", "monitor, 0 conditions", "monitor, 1 circle"
 CPU_LIMIT = 2.0  # monitor with the polygons / stream, CPU per fix
+MONITOR_CHECKS = ("monitor: every event line is an EVENT object, each variant's events are the same bytes in "
+                  "every round and on both floods")
 EXPECTED_EXIT = 69  # --no-reconnect, gpsd went away (docs/exit-codes.md)
 
 

@@ -191,8 +191,9 @@ def ages_line(kind, results):
     return [f"- `once` {kind}: age of the printed fix by the wall clock at exit, median: " + ", ".join(parts) + "."]
 
 
-def report(opts, clients, floods, steady, warm, cold, long, sections=()) -> str:
-    """`sections`: markdown lines of parts with tables of their own (bench/monitor.py), after the main one."""
+def report(opts, clients, floods, steady, warm, cold, long, sections=(), checked=()) -> str:
+    """`sections`: markdown lines of parts with tables of their own (bench/monitor.py, publish.py, fleet.py),
+    after the main one; `checked`: what their checks proved, one phrase each."""
     now = datetime.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z")
     out = [f"# loctrack benchmark results ({'smoke run' if opts.smoke else 'make bench'})", "",
            f"- date: {now}",
@@ -225,9 +226,7 @@ def report(opts, clients, floods, steady, warm, cold, long, sections=()) -> str:
     if floods:
         checks += (" (on both floods every client printed exactly one fix per epoch, and loctrack's output, less "
                    "its own `stationary` field, equals the C client's byte for byte)")
-    if sections:
-        checks += (" (monitor: every event line is an EVENT object, each variant's events are the same bytes in "
-                   "every round and on both floods)")
+    checks += "".join(f" ({phrase})" for phrase in checked)
     out += ["", "Correctness: " + (checks + "." if not problems else "**problems**:")]
     out += [f"- {p}" for p in problems]
     if notes:

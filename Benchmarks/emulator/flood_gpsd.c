@@ -14,7 +14,11 @@
  *   then N epochs       one TPV (mode 3, DGPS, moving) + one SKY (-k satellites,
  *                       ~1.35 KB for 16), each epoch with a distinct time,
  *                       -s milliseconds after the previous one; with -t, the
- *                       TPV alone (what a client that reads only fixes costs)
+ *                       TPV alone (what a client that reads only fixes costs);
+ *                       with -o N, track N: the walk starts N x 0.001 degrees
+ *                       (~111 m of latitude) north and east of track 0, so
+ *                       that emulators feeding a fleet each have a track of
+ *                       their own
  *   then                FIN (after -l seconds of silence, if given); it waits
  *                       for the client to close its end before the next accept.
  *
@@ -30,7 +34,7 @@
  *
  * Usage: flood_gpsd [-p PORT] [-n EPOCHS] [-r HZ] [-P PHASE_MS] [-s STEP_MS]
  *                   [-k SATELLITES | -t] [-l LINGER_S] [-C CLIENTS] [-T STAMPFILE]
- *                   [-W WATCH_TIMEOUT_S]
+ *                   [-W WATCH_TIMEOUT_S] [-o TRACK]
  * Prints the port it listens on (127.0.0.1) as one line on stdout when ready.
  * -C 0 serves clients forever; default 1. Exit 0 when done, 1 on errors.
  */
@@ -86,6 +90,7 @@ static const struct { int prn, el, az, ss, used, gnssid, svid; } sats[] = {
 static char *sky[SKY_VARIANTS];
 static size_t sky_len[SKY_VARIANTS];
 static int tpv_only;  /* -t: no SKY after the TPV */
+static double track_offset;  /* -o N: N x 0.001 degrees north and east */
 
 static void die(const char *what) {
     fprintf(stderr, "flood_gpsd: %s: %s\n", what, strerror(errno));
@@ -145,8 +150,8 @@ static size_t format_epoch(char *out, long k, int64_t time_ms, char *stamp) {
     format_time(when, time_ms);
     if (stamp) strcpy(stamp, when);
     /* A receiver walking north-east at ~1.4 m/s, with gpsd's own precisions. */
-    double lat = 38.110494000 + (double)k * 1.2e-6;
-    double lon = -122.626897000 + (double)k * 1.5e-6;
+    double lat = 38.110494000 + track_offset + (double)k * 1.2e-6;
+    double lon = -122.626897000 + track_offset + (double)k * 1.5e-6;
     double alt_msl = 83.1 + (double)(k % 50) * 0.1;
     double speed = 1.400 + (double)(k % 7) * 0.011;
     double track = 44.1234 + (double)(k % 11) * 0.1;
@@ -211,7 +216,7 @@ int main(int argc, char **argv) {
     int64_t step_ms = -1;
     const char *stamp_path = NULL;
     int opt;
-    while ((opt = getopt(argc, argv, "p:n:r:P:s:k:tl:C:T:W:")) != -1) {
+    while ((opt = getopt(argc, argv, "p:n:r:P:s:k:tl:C:T:W:o:")) != -1) {
         switch (opt) {
         case 'p': port = atoi(optarg); break;
         case 'n': epochs = atol(optarg); break;
@@ -224,9 +229,10 @@ int main(int argc, char **argv) {
         case 'C': clients = atoi(optarg); break;
         case 'T': stamp_path = optarg; break;
         case 'W': watch_timeout = atoi(optarg); break;
+        case 'o': track_offset = atoi(optarg) * 0.001; break;
         default:
             fprintf(stderr, "usage: flood_gpsd [-p PORT] [-n EPOCHS] [-r HZ] [-P PHASE_MS] [-s STEP_MS] "
-                            "[-k SATS | -t] [-l LINGER_S] [-C CLIENTS] [-T STAMPFILE] [-W WATCH_TIMEOUT_S]\n");
+                            "[-k SATS | -t] [-l LINGER_S] [-C CLIENTS] [-T STAMPFILE] [-W WATCH_TIMEOUT_S] [-o TRACK]\n");
             return 2;
         }
     }

@@ -78,15 +78,18 @@ final class MQTTConnection {
 
     // MARK: Connection
 
-    /// Opens the TCP (and TLS) connection and sends CONNECT; the CONNACK arrives through
-    /// ``readPackets()``. Blocks for the TCP connect.
+    /// Starts connecting: a non-blocking TCP connect (the name is resolved first, which
+    /// can block), completed by ``writePackets()`` when the socket becomes writable; then
+    /// CONNECT goes out and the CONNACK arrives through ``readPackets()``. So a broker that
+    /// does not answer never holds the thread: a stop is honoured at once.
     func connect(host: String, port: Int, keepAliveSeconds: Int32) throws(MQTTError) {
-        try check(mosquitto_connect(handle, host, Int32(port), keepAliveSeconds), "connect")
+        try check(mosquitto_connect_async(handle, host, Int32(port), keepAliveSeconds), "connect")
     }
 
-    /// Connects again with the same session; QoS 1/2 messages still unacknowledged are sent again.
+    /// Connects again with the same session (also non-blocking); QoS 1/2 messages still
+    /// unacknowledged are sent again.
     func reconnect() throws(MQTTError) {
-        try check(mosquitto_reconnect(handle), "reconnect")
+        try check(mosquitto_reconnect_async(handle), "reconnect")
     }
 
     func disconnect() {
