@@ -1,0 +1,277 @@
+import Foundation
+import Glibc
+import LocTrack
+import Testing
+
+extension EndToEndTests {
+    /// `loctrack stream --publish mqtt://…` against a real gpsd (gpsfake) and a real
+    /// mosquitto broker (``Mosquitto``), checked by a persistent QoS 1 subscriber.
+    ///
+    /// What each message must be is taken from a plain `loctrack stream` watching the
+    /// same gpsd: every line it prints is one message, byte for byte, in order. The
+    /// store-and-forward tests take the broker away (down at start, restarted mid-stream)
+    /// or kill loctrack, and require every fix to arrive; duplicates are allowed only
+    /// where loctrack was SIGKILLed.
+    @Suite("Publish: stream --publish to a real MQTT broker", .enabled(if: Mosquitto.isAvailable, "needs mosquitto and mosquitto-clients"))
+    struct PublishEndToEnd {
+        @Test("given a broker when streaming with --publish then every line stream would print is one QoS 1 message on TOPIC, in order and byte for byte, and stdout stays empty", .timeLimit(.minutes(1)), arguments: ["json", "geojson", "text"])
+        func everyLineIsOneMessage(format: String) async throws {
+            let log = NMEALog.walk(epochs: 10)
+            let run = try PublishRun("lines-\(format)")
+            let topic = "loctrack/\(format)"
+            try await withMosquitto { broker in
+                let subscriber = try await broker.subscribe(topic: topic, clientID: subscriberID(format))
+                try await withGPSFake(log) { fake in
+                    let publisher = try run.startStream(broker.url(topic: topic), ["--format", format], source: fake.sourceArgument)
+                    let plain = try LoctrackProcess.start(["stream", "--format", format, fake.sourceArgument])
+                    try await waitForWatchers(fake, publisher, plain)
+                    fake.feedAll()
+                    try await plain.waitForStdoutLines(10)
+                    try await subscriber.waitForMessages(count: 10)
+                    try await Task.sleep(for: .milliseconds(300))  // nothing more comes
+                    let expected = try await plain.interruptedLines()
+                    publisher.signal(SIGINT)
+                    let result = try await publisher.result()
+
+                    #expect(result.status == .exited(0), "\(result)")
+                    #expect(result.stdout.isEmpty, "nothing on stdout: \(result)")
+                    #expect(result.stderr.isEmpty, "\(result)")
+                    #expect(expected.count == 10)
+                    #expect(subscriber.messages.map(\.topic) == Array(repeating: topic, count: 10), "\(subscriber.report)")
+                    #expect(subscriber.payloads(on: topic) == expected, "\(subscriber.report)")
+                    if format == "json" {
+                        for (index, payload) in subscriber.payloads(on: topic).enumerated() {
+                            let line = try #require(try JSONSerialization.jsonObject(with: Data(payload.utf8)) as? [String: Any])
+                            expectTPV(line, isEpoch: index, of: log, device: fake.devices[0])
+                        }
+                    }
+                    // QoS 1 by default, not retained, each sent once.
+                    #expect(broker.publishes(from: run.clientID) == Array(
+                        repeating: Mosquitto.PublishRecord(duplicate: false, qos: 1, retain: false, topic: topic), count: 10), "\(broker.logTail)")
+                }
+            }
+        }
+
+        @Test("given --qos 2 --retain when streaming with --publish then the broker gets QoS 2 retained messages and a later subscriber gets the last fix", .timeLimit(.minutes(1)))
+        func qosAndRetain() async throws {
+            let log = NMEALog.walk(epochs: 4)
+            let run = try PublishRun("qos2")
+            let topic = "loctrack/retained"
+            try await withMosquitto { broker in
+                let subscriber = try await broker.subscribe(topic: topic, clientID: subscriberID("qos2"))
+                try await withGPSFake(log) { fake in
+                    let publisher = try run.startStream(broker.url(topic: topic), ["--qos", "2", "--retain"], source: fake.sourceArgument)
+                    let plain = try LoctrackProcess.start(["stream", "--format", "json", fake.sourceArgument])
+                    try await waitForWatchers(fake, publisher, plain)
+                    fake.feedAll()
+                    try await plain.waitForStdoutLines(4)
+                    try await subscriber.waitForMessages(count: 4)
+                    let expected = try await plain.interruptedLines()
+                    publisher.signal(SIGINT)
+                    let result = try await publisher.result()
+
+                    #expect(result.status == .exited(0), "\(result)")
+                    #expect(subscriber.payloads(on: topic) == expected, "\(subscriber.report)")
+                    #expect(broker.publishes(from: run.clientID) == Array(
+                        repeating: Mosquitto.PublishRecord(duplicate: false, qos: 2, retain: true, topic: topic), count: 4), "\(broker.logTail)")
+                    let late = try await broker.subscribe(topics: [topic], clientID: subscriberID("late"))
+                    try await late.waitForMessages(count: 1)
+                    try await Task.sleep(for: .milliseconds(200))
+                    #expect(late.payloads(on: topic) == [expected.last!], "\(late.report)")
+                }
+            }
+        }
+
+        @Test("given the broker is down when stream --publish starts then it says so once on stderr, keeps the fixes, and once the broker is up 10 s later every fix arrives in order", .timeLimit(.minutes(1)))
+        func brokerDownAtStart() async throws {
+            let log = NMEALog.walk(epochs: 8)
+            let run = try PublishRun("down")
+            let topic = "loctrack/down"
+            try await withMosquitto { broker in
+                // The subscriber's session is made now and saved by the broker's SIGTERM.
+                let subscriber = try await broker.subscribe(topic: topic, clientID: subscriberID("down"))
+                try await broker.stop()
+                try await withGPSFake(log) { fake in
+                    let publisher = try run.startStream(broker.url(topic: topic), source: fake.sourceArgument)
+                    let plain = try LoctrackProcess.start(["stream", "--format", "json", fake.sourceArgument])
+                    try await waitForWatchers(fake, publisher, plain)
+                    fake.feedAll()
+                    try await plain.waitForStdoutLines(8)
+                    try await waitUntil(timeout: .seconds(10), "loctrack to report the broker unreachable") {
+                        publisher.stderr?.lineCount ?? 0 >= 1 || publisher.pollTermination() != nil
+                    }
+                    // Down for 10 s: loctrack retries (0.5 s, 1 s, 2 s, 4 s, …) without saying more.
+                    try await Task.sleep(until: publisher.started + .seconds(10))
+                    #expect(publisher.pollTermination() == nil, "loctrack keeps waiting for the broker")
+                    // (gpsd's side may add its own notice: no new fix for a while.)
+                    let outage = (publisher.stderr?.lines ?? []).filter { $0.contains("MQTT") }
+                    #expect(outage.count == 1, "one line for the outage: \(publisher.stderr?.text ?? "")")
+                    #expect(outage.first?.contains("127.0.0.1:\(broker.port)") == true, "it names the broker: \(outage)")
+                    #expect(broker.publishes(from: run.clientID).isEmpty)
+
+                    try await broker.start()
+                    // The next retry is due at most 8 s later (0.5 + 1 + 2 + 4 + 8 = 15.5 s from the start).
+                    try await subscriber.waitForMessages(count: 8, timeout: .seconds(20))
+                    try await Task.sleep(for: .milliseconds(500))
+                    let expected = try await plain.interruptedLines()
+                    publisher.signal(SIGINT)
+                    let result = try await publisher.result()
+
+                    #expect(result.status == .exited(0), "\(result)")
+                    #expect(result.stdout.isEmpty, "\(result)")
+                    #expect(subscriber.payloads(on: topic) == expected, "every fix, in order, once, with its own time: \(subscriber.report)")
+                    // docs/usage.md: reported once, then again when it is back.
+                    let brokerLines = result.stderrLines.filter { $0.contains("MQTT") }
+                    #expect(brokerLines.count == 2 && brokerLines.first == outage.first, "the outage once, then its end: \(result)")
+                }
+            }
+        }
+
+        @Test("given a running stream --publish when the broker is stopped and started again mid-stream then every fix arrives once, in order, the ones from the outage too", .timeLimit(.minutes(1)))
+        func brokerRestartsMidStream() async throws {
+            let log = NMEALog.walk(epochs: 15)
+            let run = try PublishRun("restart")
+            let topic = "loctrack/restart"
+            try await withMosquitto { broker in
+                let subscriber = try await broker.subscribe(topic: topic, clientID: subscriberID("restart"))
+                try await withGPSFake(log) { fake in
+                    let publisher = try run.startStream(broker.url(topic: topic), source: fake.sourceArgument)
+                    let plain = try LoctrackProcess.start(["stream", "--format", "json", fake.sourceArgument])
+                    try await waitForWatchers(fake, publisher, plain)
+                    fake.feed(epochs: 5)
+                    try await subscriber.waitForMessages(count: 5)
+                    try await Task.sleep(for: .milliseconds(200))  // the PUBACKs reach loctrack
+
+                    try await broker.stop()
+                    fake.feed(epochs: 5)  // published while the broker is down: spooled
+                    try await plain.waitForStdoutLines(10)
+                    try await Task.sleep(for: .milliseconds(500))
+                    #expect(publisher.pollTermination() == nil, "loctrack keeps running without its broker")
+                    try await broker.start()
+                    fake.feed(epochs: 5)
+                    try await plain.waitForStdoutLines(15)
+                    try await subscriber.waitForMessages(count: 15, timeout: .seconds(20))
+                    try await Task.sleep(for: .milliseconds(500))
+                    let expected = try await plain.interruptedLines()
+                    publisher.signal(SIGINT)
+                    let result = try await publisher.result()
+
+                    #expect(result.status == .exited(0), "\(result)")
+                    #expect(result.stdout.isEmpty, "\(result)")
+                    #expect(expected.count == 15)
+                    #expect(subscriber.payloads(on: topic) == expected, "every fix, in order, once: \(subscriber.report)")
+                }
+            }
+        }
+
+        @Test("given stream --publish SIGKILLed with a spooled backlog while the broker is down when it is restarted with the same spool and client id then every old fix and then every new one arrives, in order", .timeLimit(.minutes(1)))
+        func sigkillWithBacklogThenRestart() async throws {
+            let first = NMEALog.walk(epochs: 6)
+            let second = NMEALog.walk(epochs: 4, start: Timestamp(seconds: NMEALog.defaultStart.seconds + 100))
+            let run = try PublishRun("crash")
+            let topic = "loctrack/crash"
+            try await withMosquitto { broker in
+                let subscriber = try await broker.subscribe(topic: topic, clientID: subscriberID("crash"))
+                try await broker.stop()
+                let firstLines = try await withGPSFake(first) { fake in
+                    let publisher = try run.startStream(broker.url(topic: topic), source: fake.sourceArgument)
+                    let plain = try LoctrackProcess.start(["stream", "--format", "json", fake.sourceArgument])
+                    try await waitForWatchers(fake, publisher, plain)
+                    fake.feedAll()
+                    try await plain.waitForStdoutLines(6)
+                    try await Task.sleep(for: .milliseconds(1_500))  // loctrack spools them
+                    #expect(!run.spoolFiles.isEmpty, "the backlog is on disk")
+                    publisher.signal(SIGKILL)
+                    let killed = try await publisher.result()
+                    #expect(killed.status == .signaled(SIGKILL), "\(killed)")
+                    #expect(killed.stdout.isEmpty, "\(killed)")
+                    return try await plain.interruptedLines()
+                }
+                #expect(firstLines.count == 6)
+
+                try await broker.start()
+                let secondLines = try await withGPSFake(second) { fake in
+                    let publisher = try run.startStream(broker.url(topic: topic), source: fake.sourceArgument)
+                    let plain = try LoctrackProcess.start(["stream", "--format", "json", fake.sourceArgument])
+                    try await waitForWatchers(fake, publisher, plain)
+                    fake.feedAll()
+                    try await plain.waitForStdoutLines(4)
+                    let expected = firstLines + (try await plain.interruptedLines())
+                    try await subscriber.waitForMessages(timeout: .seconds(20), "all \(expected.count) fixes") { messages in
+                        Set(messages.map(\.payload)).isSuperset(of: expected)
+                    }
+                    try await Task.sleep(for: .milliseconds(500))
+                    publisher.signal(SIGINT)
+                    let result = try await publisher.result()
+                    #expect(result.status == .exited(0), "\(result)")
+                    #expect(result.stdout.isEmpty, "\(result)")
+                    return Array(expected.dropFirst(firstLines.count))
+                }
+                #expect(secondLines.count == 4)
+
+                let payloads = subscriber.payloads(on: topic)
+                #expect(payloads.firstOccurrences == firstLines + secondLines,
+                        "the spool first, in order, with the fixes' own times, then the new fixes: \(subscriber.report)")
+                var seen = Set<String>()
+                let duplicates = payloads.filter { !seen.insert($0).inserted }
+                #expect(duplicates.allSatisfy(firstLines.contains), "only the killed run's messages may come twice: \(duplicates)")
+                #expect(duplicates.count <= firstLines.count, "\(subscriber.report)")
+            }
+        }
+
+        @Test("given stream --publish SIGKILLed with messages in flight (sent, not acknowledged) when it is restarted with the same spool then every fix arrives in order and only the in-flight ones may come twice", .timeLimit(.minutes(1)))
+        func sigkillWithMessagesInFlight() async throws {
+            let first = NMEALog.walk(epochs: 6)
+            let second = NMEALog.walk(epochs: 4, start: Timestamp(seconds: NMEALog.defaultStart.seconds + 100))
+            let run = try PublishRun("inflight")
+            let topic = "loctrack/inflight"
+            try await withMosquitto { broker in
+                let subscriber = try await broker.subscribe(topic: topic, clientID: subscriberID("inflight"))
+                let firstLines = try await withGPSFake(first) { fake in
+                    let publisher = try run.startStream(broker.url(topic: topic), source: fake.sourceArgument)
+                    let plain = try LoctrackProcess.start(["stream", "--format", "json", fake.sourceArgument])
+                    try await waitForWatchers(fake, publisher, plain)
+                    fake.feed(epochs: 3)
+                    try await subscriber.waitForMessages(count: 3)
+                    try await Task.sleep(for: .milliseconds(300))  // acknowledged
+                    // A frozen broker: loctrack's next PUBLISHes wait in the broker's socket, unacknowledged.
+                    broker.pause()
+                    fake.feedAll()
+                    try await plain.waitForStdoutLines(6)
+                    try await Task.sleep(for: .milliseconds(1_000))
+                    publisher.signal(SIGKILL)
+                    let killed = try await publisher.result()
+                    #expect(killed.status == .signaled(SIGKILL), "\(killed)")
+                    broker.resume()  // it now reads the dead connection's PUBLISHes and forwards them
+                    return try await plain.interruptedLines()
+                }
+                #expect(firstLines.count == 6)
+
+                let secondLines = try await withGPSFake(second) { fake in
+                    let publisher = try run.startStream(broker.url(topic: topic), source: fake.sourceArgument)
+                    let plain = try LoctrackProcess.start(["stream", "--format", "json", fake.sourceArgument])
+                    try await waitForWatchers(fake, publisher, plain)
+                    fake.feedAll()
+                    try await plain.waitForStdoutLines(4)
+                    let expected = firstLines + (try await plain.interruptedLines())
+                    try await subscriber.waitForMessages(timeout: .seconds(20), "all \(expected.count) fixes") { messages in
+                        Set(messages.map(\.payload)).isSuperset(of: expected)
+                    }
+                    try await Task.sleep(for: .milliseconds(500))
+                    publisher.signal(SIGINT)
+                    let result = try await publisher.result()
+                    #expect(result.status == .exited(0), "\(result)")
+                    return Array(expected.dropFirst(firstLines.count))
+                }
+
+                let payloads = subscriber.payloads(on: topic)
+                #expect(payloads.firstOccurrences == firstLines + secondLines, "every fix, in order of first arrival: \(subscriber.report)")
+                var seen = Set<String>()
+                let duplicates = payloads.filter { !seen.insert($0).inserted }
+                let inFlight = Array(firstLines.dropFirst(3))
+                #expect(duplicates.allSatisfy(inFlight.contains), "only messages in flight at the SIGKILL may come twice: \(duplicates)")
+                #expect(Set(duplicates).count == duplicates.count, "at most twice each: \(subscriber.report)")
+            }
+        }
+    }
+}
