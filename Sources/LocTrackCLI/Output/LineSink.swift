@@ -9,7 +9,9 @@ protocol LineSink: Sendable {
     /// Text around the lines (a GPX document's head and tail, a CSV header).
     func sendFraming(_ text: String)
     /// Waits until everything taken is out (or as far as it can go), then says how it ended.
-    func finish() async -> SinkOutcome
+    /// - Parameter promptly: a signal is ending the command: wait only briefly for what
+    ///   is slow to go out (a broker's acknowledgements), keeping it for the next start.
+    func finish(promptly: Bool) async -> SinkOutcome
 }
 
 /// How a ``LineSink`` ended.
@@ -29,7 +31,7 @@ extension OutputWriter: LineSink {
         enqueue(text)
     }
 
-    func finish() async -> SinkOutcome {
+    func finish(promptly: Bool) async -> SinkOutcome {
         switch await finishWriting() {
         case .written, .closed: .done
         case .failed(let code): .failed(.outputFailed, message: "cannot write output: \(Errno(code: code))")

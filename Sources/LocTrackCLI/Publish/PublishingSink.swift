@@ -7,6 +7,7 @@ import Synchronization
 final class PublishingSink: LineSink {
     private let publisher: Publisher
     private let topic: String
+    private let spoolDirectory: String
     /// The first fatal status (login refused, spool failed): the command ends with it.
     /// In a box of its own, which the publisher's status callback holds too.
     private let fatal = FatalStatus()
@@ -31,6 +32,7 @@ final class PublishingSink: LineSink {
             throw .configuration(error)
         }
         self.topic = topic
+        spoolDirectory = configuration.spoolDirectory
         let reporter = PublisherStatusReporter(verbose: verbose)
         let fatal = self.fatal
         do {
@@ -66,8 +68,18 @@ final class PublishingSink: LineSink {
     /// A document's framing has no place in messages (and `--publish` takes line formats only).
     func sendFraming(_ text: String) {}
 
-    func finish() async -> SinkOutcome {
-        await publisher.finish(drainingFor: .seconds(2))
+    /// How long the end of a command waits for the broker to acknowledge what is spooled:
+    /// briefly after a signal (the user wants out), long enough for a backlog otherwise
+    /// (`--count`, `--duration`, gpsd gone with `--no-reconnect`).
+    static let promptDrain = Duration.seconds(2)
+    static let fullDrain = Duration.seconds(60)
+
+    func finish(promptly: Bool) async -> SinkOutcome {
+        await publisher.finish(drainingFor: promptly ? Self.promptDrain : Self.fullDrain)
+        let left = publisher.pendingCount
+        if left > 0, fatal.status.withLock({ $0 == nil }) {
+            printError("\(left) message\(left == 1 ? " is" : "s are") left in the spool \(spoolDirectory); loctrack sends \(left == 1 ? "it" : "them") first when it next starts with this --client-id")
+        }
         switch fatal.status.withLock({ $0 }) {
         case .refused(let broker, let reason)?:
             return .failed(.unavailable, message: PublisherStatus.refused(broker, reason: reason).description)

@@ -28,7 +28,8 @@ final class StreamShutdown: Sendable {
     /// loop's error: 69 for gpsd's, a monitor's own code for its state file) unless a
     /// signal ended the loop.
     func exitCode(sink: any LineSink, failure: (any Error)?) async -> ExitCode {
-        if case .failed(let code, let message) = await sink.finish() {
+        let signalled = signal.load(ordering: .sequentiallyConsistent) != 0
+        if case .failed(let code, let message) = await sink.finish(promptly: signalled) {
             printError(message)
             return code
         }
@@ -36,7 +37,7 @@ final class StreamShutdown: Sendable {
             printError(error.description)
             return error.exitCode
         }
-        guard let failure, signal.load(ordering: .sequentiallyConsistent) == 0 else { return .success }
+        guard let failure, !signalled else { return .success }
         printError("\(failure)")
         return .unavailable
     }
