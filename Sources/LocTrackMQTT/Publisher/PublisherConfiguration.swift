@@ -25,7 +25,7 @@ public struct PublisherConfiguration: Sendable {
     public var will: Will?
     public var keepAliveSeconds: Int32 = 30
     /// QoS 1/2 messages sent and not yet acknowledged, at most.
-    public var maximumInflight = 100
+    public var maximumInflight = 1000
     /// How the connection is retried: 0.5 s doubling to 30 s, as gpsd's.
     public var reconnectPolicy: ReconnectPolicyChoice = .automatic
 

@@ -1,3 +1,5 @@
+import Glibc
+import LocTrack
 import Synchronization
 
 // The spool: every message loctrack publishes goes to disk here first, and leaves only
@@ -65,7 +67,20 @@ package final class Spool: Sendable {
     /// On an error nothing of the batch is stored, except when it spanned two segments
     /// and the second failed: then the records in the first are (``nextSequence`` tells).
     package func append(_ messages: [SpoolMessage]) throws(SpoolError) -> SpoolAppendResult {
-        try state.withLock { (state) throws(SpoolError) in try state.append(messages) }
+        var lastSync: Int32?
+        let result = try state.withLock { (state) throws(SpoolError) in try state.append(messages, lastSync: &lastSync) }
+        // The last segment's sync happens outside the lock, on a duplicate of its descriptor
+        // (the segment may be closed or deleted meanwhile; the duplicate stays valid): the
+        // publisher's thread can take and acknowledge messages while the disk syncs.
+        if let descriptor = lastSync {
+            defer { Glibc.close(descriptor) }
+            do {
+                try syncData(descriptor)
+            } catch {
+                throw SpoolError(path: directory, kind: .io(operation: "sync", errorNumber: error.code))
+            }
+        }
+        return result
     }
 
     /// Unacknowledged messages in order from `sequence` (inclusive; the head when

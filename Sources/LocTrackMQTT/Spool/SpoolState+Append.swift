@@ -10,7 +10,11 @@ extension SpoolState {
     /// On an error the batch's records in earlier, completed segments stay (they are
     /// durable; ``nextSequence`` says how far it got), and the failed segment is cut
     /// back to where it was, so the next append continues cleanly.
-    mutating func append(_ messages: [SpoolMessage]) throws(SpoolError) -> SpoolAppendResult {
+    ///
+    /// - Parameter lastSync: set to a duplicate of the last segment's descriptor, whose
+    ///   `fdatasync` the caller makes after releasing the lock (and then closes), so that
+    ///   the publisher's thread does not wait for the disk; nil when there is nothing to sync.
+    mutating func append(_ messages: [SpoolMessage], lastSync: inout Int32?) throws(SpoolError) -> SpoolAppendResult {
         for message in messages {
             if let reason = SpoolRecord.problem(with: message) {
                 throw SpoolError(path: directory, kind: .invalidMessage(reason: reason))
@@ -35,19 +39,30 @@ extension SpoolState {
                 ends.append(UInt32(size))
                 index += 1
             } while index < messages.count
-            try writeToTail(bytes, ends: ends)
+            // A segment is synced before the next one starts (only the last may end torn);
+            // the last one's sync is left to the caller, outside the lock.
+            let isLastChunk = index == messages.count
+            try writeToTail(bytes, ends: ends, sync: !isLastChunk)
+            if isLastChunk, let descriptor = tailDescriptor {
+                let duplicate = dup(descriptor)
+                if duplicate < 0 {
+                    try io(segments[segments.count - 1].path, "sync") { () throws(Errno) in try syncData(descriptor) }
+                } else {
+                    lastSync = duplicate
+                }
+            }
         }
         let dropped = try dropOldestOverLimit()
         return SpoolAppendResult(firstSequence: firstSequence, count: messages.count, droppedOldest: dropped)
     }
 
     /// Writes `bytes`, whole records ending at `ends`, at the end of the last segment.
-    private mutating func writeToTail(_ bytes: [UInt8], ends: [UInt32]) throws(SpoolError) {
+    private mutating func writeToTail(_ bytes: [UInt8], ends: [UInt32], sync: Bool) throws(SpoolError) {
         guard let descriptor = tailDescriptor else { return }
         let last = segments.count - 1, path = segments[last].path, offset = segments[last].size
         do {
             try writeAll(descriptor, bytes, at: offset)
-            try syncData(descriptor)
+            if sync { try syncData(descriptor) }
         } catch {
             // Cut off what part of the batch reached the file. Should that fail too, the
             // next append overwrites it from the same offset, and recovery cuts off any rest.
