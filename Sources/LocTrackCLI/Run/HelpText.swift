@@ -72,25 +72,7 @@ enum HelpText {
           -v, --verbose          report every connection event and skipped report on stderr
           -h, --help             this help
 
-        Publishing (each line is also an MQTT message; the password is never an option:
-        LOCTRACK_MQTT_PASSWORD, else the first line of --password-file):
-          --publish URL          mqtt://[USER@]HOST[:PORT]/TOPIC, or mqtts:// for TLS
-                                 (ports 1883 and 8883); stream publishes to TOPIC
-          --qos N                0, 1 or 2 (default 1)
-          --retain               the broker keeps the last message for new subscribers
-          --client-id ID         MQTT client id (default loctrack-HOSTNAME, the same
-                                 across restarts)
-          --cafile FILE          CA certificates for mqtts:// (default: the system's)
-          --password-file FILE   its first line is the broker password
-          --spool DIR            messages wait here while the broker is away (default
-                                 $XDG_STATE_HOME/loctrack/spool/CLIENTID/)
-          --spool-limit SIZE     at most SIZE bytes spooled, then the oldest go;
-                                 500K, 100M, 2G are SI (1000s) (default 100M)
-          --tid XX               OwnTracks tracker id, 1 or 2 letters or digits
-                                 (default: the host name's first two; also
-                                 for --format owntracks without --publish)
-          With --publish, --format must be a line format (json, geojson, owntracks,
-          text); owntracks also sets a last will {"_type":"lwt","tst":…} on TOPIC.
+        \(publishing(topic: "TOPIC", trackerIDNote: "; also\n                         for --format owntracks without --publish)"))
 
         Examples:
           loctrack stream --min-accuracy 20 | jq .lat
@@ -160,22 +142,7 @@ enum HelpText {
           -v, --verbose          report every connection event on stderr
           -h, --help             this help
 
-        Publishing (each line is also an MQTT message; the password is never an option:
-        LOCTRACK_MQTT_PASSWORD, else the first line of --password-file):
-          --publish URL          mqtt://[USER@]HOST[:PORT]/TOPIC, or mqtts:// for TLS
-                                 (ports 1883 and 8883); run publishes to TOPIC/event
-          --qos N                0, 1 or 2 (default 1)
-          --retain               the broker keeps the last message for new subscribers
-          --client-id ID         MQTT client id (default loctrack-HOSTNAME, the same
-                                 across restarts)
-          --cafile FILE          CA certificates for mqtts:// (default: the system's)
-          --password-file FILE   its first line is the broker password
-          --spool DIR            messages wait here while the broker is away (default
-                                 $XDG_STATE_HOME/loctrack/spool/CLIENTID/)
-          --spool-limit SIZE     at most SIZE bytes spooled, then the oldest go;
-                                 500K, 100M, 2G are SI (1000s) (default 100M)
-          --tid XX               OwnTracks tracker id, 1 or 2 letters or digits
-                                 (default: the host name's first two)
+        \(publishing(topic: "TOPIC/event", trackerIDNote: ")"))
 
         Examples:
           loctrack monitor add home --circle 52.5163,13.3777,80
@@ -183,4 +150,29 @@ enum HelpText {
           loctrack monitor run --format json | jq -c 'select(.state == "satisfied")'
 
         """
+
+    /// The publishing options, the same for `stream` and `monitor run` but for the topic.
+    private static func publishing(topic: String, trackerIDNote: String) -> String {
+        """
+        Publishing (each line goes to the broker as one message instead of stdout, JSON
+        by default; the password is never an option: LOCTRACK_MQTT_PASSWORD, else the
+        first line of --password-file):
+          --publish URL          mqtt://[USER@]HOST[:PORT]/TOPIC, or mqtts:// for TLS
+                                 (ports 1883 and 8883); messages go to \(topic)
+          --qos N                0, 1 or 2 (default 1)
+          --retain               the broker keeps the last message for new subscribers
+          --client-id ID         MQTT client id (default loctrack-HOSTNAME, the same
+                                 across restarts)
+          --cafile FILE          CA certificates for mqtts:// (default: the system's)
+          --password-file FILE   its first line is the broker password
+          --spool DIR            messages wait here until the broker has them (default
+                                 $XDG_STATE_HOME/loctrack/spool/CLIENTID/)
+          --spool-limit SIZE     at most SIZE bytes spooled, then the oldest go;
+                                 500K, 100M, 2G are SI (1000s) (default 100M)
+          --tid XX               OwnTracks tracker id, 1 or 2 letters or digits
+                                 (default: the host name's first two\(trackerIDNote)
+          With --publish, --format must be a line format (json, geojson, owntracks,
+          text); owntracks also sets a last will {"_type":"lwt","tst":…} on TOPIC.
+        """
+    }
 }
