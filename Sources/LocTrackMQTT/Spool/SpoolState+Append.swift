@@ -21,6 +21,8 @@ extension SpoolState {
             }
         }
         let firstSequence = nextSequence
+        // Should a write fail, what is remembered may no longer match the disk.
+        recent = []
         var index = 0
         while index < messages.count {
             let firstSize = Int64(SpoolRecord.size(of: messages[index]))
@@ -52,8 +54,23 @@ extension SpoolState {
                 }
             }
         }
+        remember(messages, from: firstSequence)
         let dropped = try dropOldestOverLimit()
         return SpoolAppendResult(firstSequence: firstSequence, count: messages.count, droppedOldest: dropped)
+    }
+
+    /// Keeps `messages`, just appended from `sequence` on, in ``recent``.
+    private mutating func remember(_ messages: [SpoolMessage], from sequence: UInt64) {
+        if recent.isEmpty || recentFirst + UInt64(recent.count) != sequence {
+            recent = []
+            recentFirst = sequence
+        }
+        recent += messages
+        if recent.count > 2 * Self.recentLimit {
+            let surplus = recent.count - Self.recentLimit
+            recent.removeFirst(surplus)
+            recentFirst += UInt64(surplus)
+        }
     }
 
     /// Writes `bytes`, whole records ending at `ends`, at the end of the last segment.

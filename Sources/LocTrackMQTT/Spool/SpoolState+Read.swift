@@ -9,6 +9,16 @@ extension SpoolState {
     func messages(from sequence: UInt64, limit: Int) throws(SpoolError) -> [(sequence: UInt64, message: SpoolMessage)] {
         var result: [(sequence: UInt64, message: SpoolMessage)] = []
         var next = max(sequence, head)
+        // What was just appended is still in memory (it runs up to nextSequence).
+        if next >= recentFirst, next < recentFirst + UInt64(recent.count) {
+            var index = Int(next - recentFirst)
+            while result.count < limit, index < recent.count {
+                let recordSequence = recentFirst + UInt64(index)
+                if !acknowledged.contains(recordSequence) { result.append((recordSequence, recent[index])) }
+                index += 1
+            }
+            return result
+        }
         while result.count < limit, let index = segmentIndex(containing: next) {
             let segment = segments[index]
             let first = Int(next - segment.firstSequence)

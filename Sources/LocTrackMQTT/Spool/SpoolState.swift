@@ -27,6 +27,12 @@ struct SpoolState {
     var tailDescriptor: Int32?
     /// `DIR/lock`, flocked for as long as the spool is open.
     let lockDescriptor: Int32
+    /// The messages appended last, in order, the first with sequence ``recentFirst``: the
+    /// publisher usually sends what was just appended, and takes it from here instead of
+    /// reading it back from disk. At most about 2 × ``recentLimit`` messages.
+    var recent: [SpoolMessage] = []
+    var recentFirst: UInt64 = 0
+    static let recentLimit = 2048
 
     /// Messages not acknowledged.
     var pendingCount: Int { Int(nextSequence - head) - acknowledged.count }
