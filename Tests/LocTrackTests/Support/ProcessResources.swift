@@ -93,7 +93,7 @@ struct ProcessResources: CustomStringConvertible {
     ///   (and the pages it fragments), not what malloc keeps for later.
     static func anonymousMemoryKB(trimmingFirst: Bool = false) -> Int {
         if trimmingFirst { _ = mallocTrim(0) }
-        let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+        let status = procText("/proc/self/status")
         for line in status.split(separator: "\n") where line.hasPrefix("RssAnon:") {
             return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") ?? -1
         }
@@ -114,7 +114,7 @@ struct ProcessResources: CustomStringConvertible {
         })
         var count = 0
         for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
-            let text = (try? String(contentsOfFile: table, encoding: .utf8)) ?? ""
+            let text = procText(table)
             // sl local_address rem_address st tx_queue:rx_queue tr:tm->when retrnsmt uid timeout inode
             for line in text.split(separator: "\n").dropFirst() {
                 let fields = line.split(separator: " ", omittingEmptySubsequences: true)
@@ -130,6 +130,24 @@ struct ProcessResources: CustomStringConvertible {
     }
 
     enum Side { case local, remote }
+
+    /// A /proc file, read to its end. Foundation's `String(contentsOfFile:)` reads such a
+    /// file (whose size /proc reports as 0) only as far as its first 4 KiB: /proc/net/tcp
+    /// with many sockets (as after the broker tests, their TIME_WAITs) lost its later lines.
+    static func procText(_ path: String) -> String {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return "" }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { break }
+            bytes.append(contentsOf: chunk[..<count])
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
 
     /// This process's ESTABLISHED connections to `port`.
     static func establishedConnections(toPort port: Int) -> Int {
