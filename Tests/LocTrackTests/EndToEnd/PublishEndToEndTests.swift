@@ -22,16 +22,10 @@ extension EndToEndTests {
             try await withMosquitto { broker in
                 let subscriber = try await broker.subscribe(topic: topic, clientID: subscriberID(format))
                 try await withGPSFake(log) { fake in
-                    let publisher = try run.startStream(broker.url(topic: topic), ["--format", format], source: fake.sourceArgument)
-                    let plain = try LoctrackProcess.start(["stream", "--format", format, fake.sourceArgument])
-                    try await waitForWatchers(fake, publisher, plain)
-                    fake.feedAll()
-                    try await plain.waitForStdoutLines(10)
-                    try await subscriber.waitForMessages(count: 10)
-                    try await Task.sleep(for: .milliseconds(300))  // nothing more comes
-                    let expected = try await plain.interruptedLines()
-                    publisher.signal(SIGINT)
-                    let result = try await publisher.result()
+                    // 300 ms more: nothing else comes.
+                    let (result, expected) = try await run.publishWholeLog(
+                        broker.url(topic: topic), ["--format", format], plainFormat: format, fake: fake,
+                        subscriber: subscriber, count: 10, settle: .milliseconds(300))
 
                     #expect(result.status == .exited(0), "\(result)")
                     #expect(result.stdout.isEmpty, "nothing on stdout: \(result)")
@@ -60,15 +54,8 @@ extension EndToEndTests {
             try await withMosquitto { broker in
                 let subscriber = try await broker.subscribe(topic: topic, clientID: subscriberID("qos2"))
                 try await withGPSFake(log) { fake in
-                    let publisher = try run.startStream(broker.url(topic: topic), ["--qos", "2", "--retain"], source: fake.sourceArgument)
-                    let plain = try LoctrackProcess.start(["stream", "--format", "json", fake.sourceArgument])
-                    try await waitForWatchers(fake, publisher, plain)
-                    fake.feedAll()
-                    try await plain.waitForStdoutLines(4)
-                    try await subscriber.waitForMessages(count: 4)
-                    let expected = try await plain.interruptedLines()
-                    publisher.signal(SIGINT)
-                    let result = try await publisher.result()
+                    let (result, expected) = try await run.publishWholeLog(
+                        broker.url(topic: topic), ["--qos", "2", "--retain"], fake: fake, subscriber: subscriber, count: 4)
 
                     #expect(result.status == .exited(0), "\(result)")
                     #expect(subscriber.payloads(on: topic) == expected, "\(subscriber.report)")
@@ -92,9 +79,7 @@ extension EndToEndTests {
                 let subscriber = try await broker.subscribe(topic: topic, clientID: subscriberID("down"))
                 try await broker.stop()
                 try await withGPSFake(log) { fake in
-                    let publisher = try run.startStream(broker.url(topic: topic), source: fake.sourceArgument)
-                    let plain = try LoctrackProcess.start(["stream", "--format", "json", fake.sourceArgument])
-                    try await waitForWatchers(fake, publisher, plain)
+                    let (publisher, plain) = try await run.startBesidePlainStream(broker.url(topic: topic), fake: fake)
                     fake.feedAll()
                     try await plain.waitForStdoutLines(8)
                     try await waitUntil(timeout: .seconds(10), "loctrack to report the broker unreachable") {
@@ -135,9 +120,7 @@ extension EndToEndTests {
             try await withMosquitto { broker in
                 let subscriber = try await broker.subscribe(topic: topic, clientID: subscriberID("restart"))
                 try await withGPSFake(log) { fake in
-                    let publisher = try run.startStream(broker.url(topic: topic), source: fake.sourceArgument)
-                    let plain = try LoctrackProcess.start(["stream", "--format", "json", fake.sourceArgument])
-                    try await waitForWatchers(fake, publisher, plain)
+                    let (publisher, plain) = try await run.startBesidePlainStream(broker.url(topic: topic), fake: fake)
                     fake.feed(epochs: 5)
                     try await subscriber.waitForMessages(count: 5)
                     try await Task.sleep(for: .milliseconds(200))  // the PUBACKs reach loctrack
@@ -174,9 +157,7 @@ extension EndToEndTests {
                 let subscriber = try await broker.subscribe(topic: topic, clientID: subscriberID("crash"))
                 try await broker.stop()
                 let firstLines = try await withGPSFake(first) { fake in
-                    let publisher = try run.startStream(broker.url(topic: topic), source: fake.sourceArgument)
-                    let plain = try LoctrackProcess.start(["stream", "--format", "json", fake.sourceArgument])
-                    try await waitForWatchers(fake, publisher, plain)
+                    let (publisher, plain) = try await run.startBesidePlainStream(broker.url(topic: topic), fake: fake)
                     fake.feedAll()
                     try await plain.waitForStdoutLines(6)
                     try await Task.sleep(for: .milliseconds(1_500))  // loctrack spools them
@@ -191,9 +172,7 @@ extension EndToEndTests {
 
                 try await broker.start()
                 let secondLines = try await withGPSFake(second) { fake in
-                    let publisher = try run.startStream(broker.url(topic: topic), source: fake.sourceArgument)
-                    let plain = try LoctrackProcess.start(["stream", "--format", "json", fake.sourceArgument])
-                    try await waitForWatchers(fake, publisher, plain)
+                    let (publisher, plain) = try await run.startBesidePlainStream(broker.url(topic: topic), fake: fake)
                     fake.feedAll()
                     try await plain.waitForStdoutLines(4)
                     let expected = firstLines + (try await plain.interruptedLines())
@@ -228,9 +207,7 @@ extension EndToEndTests {
             try await withMosquitto { broker in
                 let subscriber = try await broker.subscribe(topic: topic, clientID: subscriberID("inflight"))
                 let firstLines = try await withGPSFake(first) { fake in
-                    let publisher = try run.startStream(broker.url(topic: topic), source: fake.sourceArgument)
-                    let plain = try LoctrackProcess.start(["stream", "--format", "json", fake.sourceArgument])
-                    try await waitForWatchers(fake, publisher, plain)
+                    let (publisher, plain) = try await run.startBesidePlainStream(broker.url(topic: topic), fake: fake)
                     fake.feed(epochs: 3)
                     try await subscriber.waitForMessages(count: 3)
                     try await Task.sleep(for: .milliseconds(300))  // acknowledged
@@ -248,9 +225,7 @@ extension EndToEndTests {
                 #expect(firstLines.count == 6)
 
                 let secondLines = try await withGPSFake(second) { fake in
-                    let publisher = try run.startStream(broker.url(topic: topic), source: fake.sourceArgument)
-                    let plain = try LoctrackProcess.start(["stream", "--format", "json", fake.sourceArgument])
-                    try await waitForWatchers(fake, publisher, plain)
+                    let (publisher, plain) = try await run.startBesidePlainStream(broker.url(topic: topic), fake: fake)
                     fake.feedAll()
                     try await plain.waitForStdoutLines(4)
                     let expected = firstLines + (try await plain.interruptedLines())

@@ -39,16 +39,9 @@ extension EndToEndTests {
             try await withMosquitto(Mosquitto.Options(users: ["alice": "s3cret"])) { broker in
                 let subscriber = try await broker.subscribe(topic: topic, clientID: subscriberID("login"), user: "alice", password: "s3cret")
                 try await withGPSFake(log) { fake in
-                    let publisher = try run.startStream(
-                        broker.url(topic: topic, user: "alice"), ["--password-file", passwordFile], source: fake.sourceArgument)
-                    let plain = try LoctrackProcess.start(["stream", "--format", "json", fake.sourceArgument])
-                    try await waitForWatchers(fake, publisher, plain)
-                    fake.feedAll()
-                    try await plain.waitForStdoutLines(4)
-                    try await subscriber.waitForMessages(count: 4)
-                    let expected = try await plain.interruptedLines()
-                    publisher.signal(SIGINT)
-                    let result = try await publisher.result()
+                    let (result, expected) = try await run.publishWholeLog(
+                        broker.url(topic: topic, user: "alice"), ["--password-file", passwordFile], fake: fake,
+                        subscriber: subscriber, count: 4)
 
                     #expect(result.status == .exited(0), "\(result)")
                     #expect(result.stderr.isEmpty, "\(result)")
@@ -91,16 +84,9 @@ extension EndToEndTests {
                 let subscriber = try await broker.subscribe(topics: ["loctrack/#"], clientID: subscriberID("tls"))
                 let trusted = try PublishRun("tls")
                 try await withGPSFake(log) { fake in
-                    let publisher = try trusted.startStream(
-                        broker.tlsURL(topic: "loctrack/tls"), ["--cafile", broker.caFile], source: fake.sourceArgument)
-                    let plain = try LoctrackProcess.start(["stream", "--format", "json", fake.sourceArgument])
-                    try await waitForWatchers(fake, publisher, plain)
-                    fake.feedAll()
-                    try await plain.waitForStdoutLines(4)
-                    try await subscriber.waitForMessages(count: 4)
-                    let expected = try await plain.interruptedLines()
-                    publisher.signal(SIGINT)
-                    let result = try await publisher.result()
+                    let (result, expected) = try await trusted.publishWholeLog(
+                        broker.tlsURL(topic: "loctrack/tls"), ["--cafile", broker.caFile], fake: fake,
+                        subscriber: subscriber, count: 4)
 
                     #expect(result.status == .exited(0), "\(result)")
                     #expect(result.stderr.isEmpty, "\(result)")

@@ -86,3 +86,37 @@ func waitForWatchers(_ fake: GPSFake, _ processes: ChildProcess..., timeout: Dur
         return GPSFake.watchingClients(in: log).count >= processes.count && Set(fake.devices).isSubset(of: GPSFake.activatedDevices(in: log))
     }
 }
+
+extension PublishRun {
+    /// Starts `stream --publish URL OPTIONS…` and, beside it, a plain `stream --format
+    /// PLAINFORMAT` on the same gpsd (whose lines are what the messages must be), and waits
+    /// until gpsd has both watching.
+    func startBesidePlainStream(
+        _ url: String, _ options: [String] = [], plainFormat: String = "json", fake: GPSFake,
+        environment: [String: String] = [:]
+    ) async throws -> (publisher: ChildProcess, plain: ChildProcess) {
+        let publisher = try startStream(url, options, source: fake.sourceArgument, environment: environment)
+        let plain = try LoctrackProcess.start(["stream", "--format", plainFormat, fake.sourceArgument])
+        try await waitForWatchers(fake, publisher, plain)
+        return (publisher, plain)
+    }
+
+    /// Publishes `fake`'s whole log beside a plain stream (``startBesidePlainStream``):
+    /// once the plain stream printed `count` lines and `subscriber` has `count` messages
+    /// (and `settle` more has passed, for anything extra to show), both are stopped, the
+    /// publisher with SIGINT.
+    /// - Returns: the publisher's result and the plain stream's lines.
+    func publishWholeLog(
+        _ url: String, _ options: [String] = [], plainFormat: String = "json", fake: GPSFake,
+        subscriber: Subscriber, count: Int, settle: Duration = .zero
+    ) async throws -> (result: LoctrackResult, expected: [String]) {
+        let (publisher, plain) = try await startBesidePlainStream(url, options, plainFormat: plainFormat, fake: fake)
+        fake.feedAll()
+        try await plain.waitForStdoutLines(count)
+        try await subscriber.waitForMessages(count: count)
+        if settle > .zero { try await Task.sleep(for: settle) }
+        let expected = try await plain.interruptedLines()
+        publisher.signal(SIGINT)
+        return (try await publisher.result(), expected)
+    }
+}
