@@ -152,9 +152,4 @@ struct MQTTError: Error, Sendable, Hashable, CustomStringConvertible {
         if let errorNumber, errorNumber != 0 { return "\(call): \(Errno(code: errorNumber))" }
         return code < 0 ? "\(call) failed" : "\(call): \(String(cString: mosquitto_strerror(code)))"
     }
-
-    /// The connection is gone (the broker went away, or it was never made).
-    var isConnectionLost: Bool {
-        code == MOSQ_ERR_NO_CONN.rawValue || code == MOSQ_ERR_CONN_LOST.rawValue || code == MOSQ_ERR_ERRNO.rawValue
-    }
 }

@@ -28,15 +28,6 @@ public struct PublisherConfiguration: Sendable {
     /// local flood (100: the thread waits for acknowledgements; 5,000: libmosquitto looks
     /// each acknowledgement up in a list of that length).
     public var maximumInflight = 1000
-    /// How the connection is retried: 0.5 s doubling to 30 s, as gpsd's.
-    public var reconnectPolicy: ReconnectPolicyChoice = .automatic
-
-    /// ``LocTrack/ReconnectPolicy`` without importing LocTrack's module publicly.
-    public enum ReconnectPolicyChoice: Sendable, Hashable {
-        case automatic
-        /// For tests: a fixed short delay.
-        case every(Duration)
-    }
 
     public init(
         broker: BrokerURL, password: String? = nil, caFile: String? = nil, clientID: String, qos: Int = 1,

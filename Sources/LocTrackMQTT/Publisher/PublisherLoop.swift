@@ -25,10 +25,8 @@ struct PublisherLoop {
     init(core publisher: PublisherCore) {
         self.publisher = publisher
         nextToSend = publisher.spool.firstUnacknowledged
-        switch publisher.configuration.reconnectPolicy {
-        case .automatic: backoff = Backoff(.automatic)
-        case .every(let delay): backoff = Backoff(.backoff(initialDelay: delay, maximumDelay: delay))
-        }
+        // Retried as gpsd is: 0.5 s doubling to 30 s, jittered.
+        backoff = Backoff(.automatic)
     }
 
     mutating func run() {
