@@ -1,3 +1,4 @@
+import Glibc
 import LocTrack
 import LocTrackMQTT
 import Synchronization
@@ -54,8 +55,7 @@ final class PublishingSink: LineSink {
 
     func send(_ output: OutputBytes, lines: Int) async -> Bool {
         guard fatal.status.withLock({ $0 == nil }) else { return false }
-        // One message per line, without its newline.
-        let payloads = output.bytes.split(separator: 0x0A, omittingEmptySubsequences: true).map(Array.init)
+        let payloads = Self.lines(of: output.bytes, expected: lines)
         do {
             try publisher.publish(payloads, to: topic)
             return true
@@ -63,6 +63,27 @@ final class PublishingSink: LineSink {
             fatal.status.withLock { $0 = $0 ?? .failed(reason: "\(error)") }
             return false
         }
+    }
+
+    /// One payload per line, without its newline; empty lines make no message. `memchr`
+    /// finds each newline: on a flood this runs once per fix, and the generic `split`
+    /// cost more than the spool's own work per message.
+    static func lines(of bytes: [UInt8], expected: Int) -> [[UInt8]] {
+        var payloads: [[UInt8]] = []
+        payloads.reserveCapacity(expected)
+        bytes.withUnsafeBufferPointer { buffer in
+            guard let base = buffer.baseAddress else { return }
+            var start = 0
+            while start < buffer.count {
+                var end = buffer.count
+                if let newline = memchr(base + start, 0x0A, buffer.count - start) {
+                    end = UnsafePointer(newline.assumingMemoryBound(to: UInt8.self)) - base
+                }
+                if end > start { payloads.append(Array(UnsafeBufferPointer(rebasing: buffer[start..<end]))) }
+                start = end + 1
+            }
+        }
+        return payloads
     }
 
     /// A document's framing has no place in messages (and `--publish` takes line formats only).

@@ -40,7 +40,8 @@ enum SpoolRecord {
         let start = bytes.count
         let topicLength = message.topic.utf8.count
         let bodySize = bodyPrefixSize + topicLength + message.payload.count
-        bytes.reserveCapacity(start + headerSize + bodySize)
+        // No reserveCapacity here: an exact reservation per record defeats the array's
+        // geometric growth and copies the whole batch again for every record appended.
         appendLittleEndian(UInt32(bodySize), to: &bytes)
         appendLittleEndian(UInt32(0), to: &bytes)  // the checksum, filled in below
         bytes.append(message.qos)
