@@ -32,13 +32,15 @@ public enum Command: Equatable, Sendable {
         /// `--tid`: the tracker id of `--format owntracks` (nil: from the host name).
         /// The same value is `publish?.tid`.
         public var trackerID: String?
+        /// `--output PATH` and `--sync`: write track files instead of stdout.
+        public var record: RecordOptions?
 
         public init(
             minimumAccuracy: Double? = nil, minimumDistance: Double? = nil, intervalSeconds: Double? = nil,
             count: Int? = nil, durationSeconds: Double? = nil,
             format: OutputFormat? = nil, source: GPSDSource = .default,
             reconnect: Bool = true, verbose: Bool = false,
-            publish: PublishOptions? = nil, trackerID: String? = nil
+            publish: PublishOptions? = nil, trackerID: String? = nil, record: RecordOptions? = nil
         ) {
             self.minimumAccuracy = minimumAccuracy
             self.minimumDistance = minimumDistance
@@ -51,6 +53,7 @@ public enum Command: Equatable, Sendable {
             self.verbose = verbose
             self.publish = publish
             self.trackerID = trackerID
+            self.record = record
         }
     }
 
@@ -117,6 +120,7 @@ public enum Command: Equatable, Sendable {
         var options = StreamOptions()
         var sawSource = false
         var publishing = PublishArguments()
+        var recording = RecordArguments()
         var scanner = ArgumentScanner(arguments, command: "stream")
         while let argument = try scanner.next() {
             switch argument {
@@ -139,7 +143,7 @@ public enum Command: Equatable, Sendable {
             case .option("--verbose"), .option("-v"):
                 options.verbose = true
             case .option(let name):
-                guard try publishing.take(name, from: &scanner) else {
+                guard try recording.take(name, from: &scanner) ? true : publishing.take(name, from: &scanner) else {
                     throw UsageError.unknownOption(name, command: "stream")
                 }
             case .positional(let text):
@@ -150,6 +154,7 @@ public enum Command: Equatable, Sendable {
         }
         options.publish = try publishing.options(trackerIDAlone: true)
         options.trackerID = publishing.tid
+        options.record = try recording.options(publishing: options.publish != nil)
         if options.publish == nil, options.trackerID != nil, options.format != .owntracks {
             throw UsageError.needs("--tid", what: "--publish or --format owntracks")
         }

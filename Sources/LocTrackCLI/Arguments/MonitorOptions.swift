@@ -52,10 +52,12 @@ public enum MonitorCommand: Equatable, Sendable {
         public var verbose = false
         /// `--publish URL` and its companions: each event is also a message, to TOPIC/event.
         public var publish: PublishOptions?
+        /// `--output PATH` and `--sync`: write the events to files instead of stdout.
+        public var record: RecordOptions?
 
         public init(name: String = MonitorCommand.defaultName, format: Format? = nil, dwellSeconds: Double = 0,
                     source: GPSDSource = .default, reconnect: Bool = true, verbose: Bool = false,
-                    publish: PublishOptions? = nil) {
+                    publish: PublishOptions? = nil, record: RecordOptions? = nil) {
             self.name = name
             self.format = format
             self.dwellSeconds = dwellSeconds
@@ -63,6 +65,7 @@ public enum MonitorCommand: Equatable, Sendable {
             self.reconnect = reconnect
             self.verbose = verbose
             self.publish = publish
+            self.record = record
         }
     }
 }
@@ -181,6 +184,7 @@ extension MonitorCommand {
         var options = Run()
         var sawSource = false
         var publishing = PublishArguments()
+        var recording = RecordArguments()
         var scanner = ArgumentScanner(arguments, command: "monitor run")
         while let argument = try scanner.next() {
             switch argument {
@@ -196,7 +200,7 @@ extension MonitorCommand {
             case .option("--no-reconnect"): options.reconnect = false
             case .option("--verbose"), .option("-v"): options.verbose = true
             case .option(let option):
-                guard try publishing.take(option, from: &scanner) else {
+                guard try recording.take(option, from: &scanner) ? true : publishing.take(option, from: &scanner) else {
                     throw UsageError.unknownOption(option, command: "monitor run")
                 }
             case .positional(let text):
@@ -206,6 +210,7 @@ extension MonitorCommand {
             }
         }
         options.publish = try publishing.options()
+        options.record = try recording.options(publishing: options.publish != nil)
         return .monitor(.run(options))
     }
 }
