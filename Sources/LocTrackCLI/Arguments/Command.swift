@@ -10,6 +10,8 @@ public enum Command: Equatable, Sendable {
     /// `loctrack help [COMMAND]`, `--help`, `-h`: print help for `topic` (nil: overview).
     case help(topic: HelpTopic)
     case version
+    /// `loctrack __record-writer …`: the track writer `--output` starts (not for people).
+    case recordWriter(RecordWriterOptions)
 
     public struct StreamOptions: Equatable, Sendable {
         public var minimumAccuracy: Double?
@@ -111,6 +113,8 @@ public enum Command: Equatable, Sendable {
             self = .help(topic: .overview)
         case "--version", "-V":
             self = .version
+        case RecordWriterOptions.commandName:
+            self = .recordWriter(try RecordWriterOptions.parse(remaining))
         default:
             throw first.hasPrefix("-") ? UsageError.unknownOption(first, command: nil) : UsageError.unknownCommand(first)
         }

@@ -34,7 +34,8 @@ struct MonitorRunCommand {
         let sink: any LineSink
         switch SinkChoice.make(
             publish: options.publish, topic: { $0.broker.topic + "/event" }, ownTracks: format == .owntracks,
-            verbose: options.verbose, output: output, session: session)
+            verbose: options.verbose, record: options.record.map { ($0, Self.recordLayoutFormat) }, output: output,
+            session: session)
         {
         case .ready(let chosen): sink = chosen
         case .failed(let code): return code
@@ -53,7 +54,13 @@ struct MonitorRunCommand {
                     case .owntracks: await transitions?.line(for: event)
                     }
                     guard let line else { continue }
-                    text.append(line)
+                    if options.record != nil {
+                        // The event's fix time picks the file (`--output` fields).
+                        let seconds = event.fix?.time.seconds ?? Int64(time(nil))
+                        RecordFrame.append(seconds: seconds, startsSegment: false, into: &text) { $0.append(line) }
+                    } else {
+                        text.append(line)
+                    }
                     lines += 1
                 }
                 if lines > 0, await !sink.send(text, lines: lines) { break }
@@ -64,6 +71,12 @@ struct MonitorRunCommand {
         session.finish()
         return await shutdown.exitCode(sink: sink, failure: failure)
     }
+}
+
+extension MonitorRunCommand {
+    /// Every monitor format is one line per event: to the track writer, the layout of JSON
+    /// lines (no header, whole lines appended).
+    static let recordLayoutFormat = OutputFormat.json
 }
 
 /// OwnTracks needs each transition's previous state (a leave follows an enter) and the

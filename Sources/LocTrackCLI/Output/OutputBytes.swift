@@ -30,6 +30,11 @@ struct OutputBytes {
         bytes.append(byte)
     }
 
+    /// Replaces bytes already appended (a length known only once what follows is written).
+    mutating func overwrite(at offset: Int, with replacement: [UInt8]) {
+        bytes.replaceSubrange(offset..<(offset + replacement.count), with: replacement)
+    }
+
     /// A non-negative integer in decimal, at least `width` digits (zero-padded, at most 20).
     mutating func append(_ value: UInt64, width: Int = 1) {
         // Digits are written backwards into a small buffer and appended with one copy:

@@ -21,6 +21,20 @@ public enum OutputFormat: String, CaseIterable, Equatable, Sendable {
         stdoutIsTerminal ? .text : .json
     }
 
+    /// `--output` without `--format`: the format a file of this name holds (`.gpx`, `.csv`,
+    /// `.geojson`, `.txt`), else JSON lines.
+    public init(fileName: String) {
+        let name = fileName.split(separator: "/").last.map(String.init) ?? fileName
+        let suffix = name.split(separator: ".").count > 1 ? name.split(separator: ".").last.map { $0.lowercased() } : nil
+        switch suffix {
+        case "gpx": self = .gpx
+        case "csv": self = .csv
+        case "geojson", "geojsonl", "geojsons": self = .geojson
+        case "txt", "text", "log": self = .text
+        default: self = .json
+        }
+    }
+
     /// - Parameter trackerID: the OwnTracks tracker id (`--tid`); nil: from the host name.
     func makeEncoder(trackerID: String? = nil) -> any FixEncoder {
         switch self {

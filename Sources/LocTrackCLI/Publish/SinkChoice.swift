@@ -2,7 +2,8 @@ import Glibc
 import LocTrack
 import LocTrackMQTT
 
-/// Where a streaming command sends its lines: stdout, or with `--publish` the broker.
+/// Where a streaming command sends its lines: stdout, with `--publish` the broker, with
+/// `--output` the track writer.
 enum SinkChoice {
     case ready(any LineSink)
     /// `--publish` could not start; its one line is on stderr.
@@ -14,8 +15,16 @@ enum SinkChoice {
     ///     OwnTracks last will (`{"_type":"lwt","tst":…}`) on the URL's topic.
     static func make(
         publish: PublishOptions?, topic: (PublishOptions) -> String, ownTracks: Bool, verbose: Bool,
-        output: StandardOutput, session: GPSDSession
+        record: (options: RecordOptions, format: OutputFormat)? = nil, output: StandardOutput, session: GPSDSession
     ) -> SinkChoice {
+        if let record {
+            do throws(Errno) {
+                return .ready(try RecordingSink(format: record.format, options: record.options) { session.finish() })
+            } catch {
+                printError("cannot start the track writer: \(error)")
+                return .failed(.outputFailed)
+            }
+        }
         guard let publish else {
             return .ready(OutputWriter(descriptor: output.descriptor) { session.finish() })
         }

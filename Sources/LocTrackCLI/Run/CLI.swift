@@ -58,6 +58,8 @@ public enum CLI {
             return await MonitorListCommand(name: name, format: format, output: output).run()
         case .monitor(.run(let options)):
             return await MonitorRunCommand(options: options, output: output).run()
+        case .recordWriter(let options):
+            return TrackWriter(options: options).run()
         }
     }
 
@@ -78,8 +80,12 @@ struct StreamCommand {
 
     func run() async -> ExitCode {
         // Messages to a broker are JSON unless asked otherwise: no terminal reads them.
-        let format = options.format ?? (options.publish != nil ? .json : .default(stdoutIsTerminal: output.isTerminal))
-        var encoder = format.makeEncoder(trackerID: options.trackerID)
+        // A track file's format follows its name (tracks/%F.gpx).
+        let format = options.format ?? options.record.map { OutputFormat(fileName: $0.path.text) }
+            ?? (options.publish != nil ? .json : .default(stdoutIsTerminal: output.isTerminal))
+        var encoder: any FixEncoder = options.record != nil
+            ? RecordFrameEncoder(format: format, trackerID: options.trackerID)
+            : format.makeEncoder(trackerID: options.trackerID)
         var filter = FixFilter(
             minimumAccuracy: options.minimumAccuracy, minimumDistance: options.minimumDistance,
             intervalSeconds: options.intervalSeconds)
@@ -96,7 +102,7 @@ struct StreamCommand {
         let sink: any LineSink
         switch SinkChoice.make(
             publish: options.publish, topic: \.broker.topic, ownTracks: format == .owntracks, verbose: options.verbose,
-            output: output, session: session)
+            record: options.record.map { ($0, format) }, output: output, session: session)
         {
         case .ready(let chosen): sink = chosen
         case .failed(let code): return code

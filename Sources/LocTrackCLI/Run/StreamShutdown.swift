@@ -30,7 +30,7 @@ final class StreamShutdown: Sendable {
     func exitCode(sink: any LineSink, failure: (any Error)?) async -> ExitCode {
         let signalled = signal.load(ordering: .sequentiallyConsistent) != 0
         if case .failed(let code, let message) = await sink.finish(promptly: signalled) {
-            printError(message)
+            if !message.isEmpty { printError(message) }  // empty: said already (the track writer)
             return code
         }
         if let error = failure as? GeofenceError {

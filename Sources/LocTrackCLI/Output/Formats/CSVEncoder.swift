@@ -8,9 +8,9 @@ struct CSVEncoder: FixEncoder {
         "eph", "epx", "epy", "epv", "speed", "track", "climb", "stationary",
     ]
 
-    mutating func begin() -> String {
-        Self.columns.joined(separator: ",") + "\r\n"
-    }
+    static let header = columns.joined(separator: ",") + "\r\n"
+
+    mutating func begin() -> String { Self.header }
 
     mutating func encode(_ fix: Fix) -> String {
         var row = fix.time.iso8601

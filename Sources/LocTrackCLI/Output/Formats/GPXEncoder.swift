@@ -14,31 +14,47 @@ struct GPXEncoder: FixEncoder {
     private var lastTime: Timestamp?
     private var breakRequested = false
 
-    mutating func begin() -> String {
-        """
+    /// The document up to the first segment.
+    static let header = """
         <?xml version="1.0" encoding="UTF-8"?>
         <gpx version="1.1" creator="loctrack" xmlns="http://www.topografix.com/GPX/1/1" \
-        xmlns:loctrack="\(Self.extensionNamespace)">
+        xmlns:loctrack="\(extensionNamespace)">
           <trk>
             <name>loctrack</name>
 
         """
-    }
+    static let segmentStart = "    <trkseg>\n"
+    static let segmentEnd = "    </trkseg>\n"
+    /// What closes the document after the last segment.
+    static let documentEnd = "  </trk>\n</gpx>\n"
+
+    mutating func begin() -> String { Self.header }
 
     mutating func encode(_ fix: Fix) -> String {
         var text = ""
-        let gap = lastTime.map { fix.time.seconds(since: $0) > Self.gapSeconds || fix.time < $0 } ?? false
+        let gap = Self.isGap(after: lastTime, before: fix)
         if segmentOpen && (gap || breakRequested) {
-            text += "    </trkseg>\n"
+            text += Self.segmentEnd
             segmentOpen = false
         }
         breakRequested = false
         if !segmentOpen {
-            text += "    <trkseg>\n"
+            text += Self.segmentStart
             segmentOpen = true
         }
         lastTime = fix.time
-        text += "      <trkpt lat=\""
+        return text + Self.point(fix)
+    }
+
+    /// Whether `fix` does not continue the segment of a fix at `previous`: a silence longer
+    /// than ``gapSeconds``, or time going backwards.
+    static func isGap(after previous: Timestamp?, before fix: Fix) -> Bool {
+        previous.map { fix.time.seconds(since: $0) > gapSeconds || fix.time < $0 } ?? false
+    }
+
+    /// The `<trkpt>` line of `fix`, with its newline.
+    static func point(_ fix: Fix) -> String {
+        var text = "      <trkpt lat=\""
         text.appendFixed(fix.latitude, decimals: 9)
         text += "\" lon=\""
         text.appendFixed(fix.longitude, decimals: 9)
@@ -49,7 +65,7 @@ struct GPXEncoder: FixEncoder {
             text += "</ele>"
         }
         text += "<time>\(fix.time.iso8601)</time>"
-        text += "<fix>\(Self.fixType(fix))</fix>"
+        text += "<fix>\(fixType(fix))</fix>"
         if let error = fix.horizontalError {
             text += "<extensions><loctrack:eph>"
             text.appendFixed(error, decimals: 3)
@@ -65,9 +81,9 @@ struct GPXEncoder: FixEncoder {
     }
 
     mutating func end() -> String {
-        var text = segmentOpen ? "    </trkseg>\n" : ""
+        var text = segmentOpen ? Self.segmentEnd : ""
         segmentOpen = false
-        text += "  </trk>\n</gpx>\n"
+        text += Self.documentEnd
         return text
     }
 

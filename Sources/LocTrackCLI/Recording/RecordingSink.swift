@@ -1,0 +1,85 @@
+import Glibc
+import LocTrack
+
+/// `--output`: hands each batch of ``RecordFrame``s to the track writer, a process of
+/// loctrack's own (``TrackWriter``; why a process is said there), through a pipe.
+///
+/// The pipe is written by an ``OutputWriter``, so the consumer of fixes never waits on
+/// the disk, with stdout's buffering policy: a writer stuck for over a second (a hung
+/// disk) has the oldest whole batches dropped and counted on stderr. At the end the pipe
+/// is closed and the writer's exit status becomes the command's.
+final class RecordingSink: LineSink {
+    private let writer: OutputWriter
+    private let pipeDescriptor: Int32
+    private let child: pid_t
+
+    /// Starts the track writer.
+    /// - Parameter onClosed: called once when the writer goes away (its own error ends it).
+    init(format: OutputFormat, options: RecordOptions, onClosed: @escaping @Sendable () -> Void) throws(Errno) {
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else { throw .current }
+        // Close-on-exec: the writer gets its end as stdin only, never the write end (it
+        // would then never see its stdin end).
+        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        let arguments = ["loctrack"] + RecordWriterOptions.arguments(format: format, options: options)
+        do throws(Errno) {
+            child = try Self.spawn(arguments, stdin: ends[0])
+        } catch {
+            close(ends[0])
+            close(ends[1])
+            throw error
+        }
+        close(ends[0])
+        pipeDescriptor = ends[1]
+        writer = OutputWriter(descriptor: ends[1], onClosed: onClosed)
+    }
+
+    func send(_ output: OutputBytes, lines: Int) async -> Bool {
+        await writer.enqueueAllowingHiccups(output, lines: lines)
+    }
+
+    /// The writer frames each file itself (GPX's head and tail, CSV's header).
+    func sendFraming(_ text: String) {}
+
+    func finish(promptly: Bool) async -> SinkOutcome {
+        let written = await writer.finishWriting()
+        close(pipeDescriptor)  // the writer's stdin ends: it writes what it has, syncs, exits
+        var status: Int32 = 0
+        while waitpid(child, &status, 0) < 0, errno == EINTR {}
+        let exited = status & 0x7F == 0, code = (status >> 8) & 0xFF, signal = status & 0x7F
+        if exited, code != 0 {
+            // The writer said why on stderr itself.
+            return .failed(ExitCode(rawValue: code) ?? .outputFailed, message: "")
+        }
+        if !exited {
+            return .failed(.outputFailed, message: "the track writer was ended by signal \(signal); its files hold what it wrote")
+        }
+        if case .failed(let code) = written {
+            return .failed(.outputFailed, message: "cannot hand fixes to the track writer: \(Errno(code: code))")
+        }
+        return .done
+    }
+
+    /// Starts this executable again with `arguments`, `stdin` as its standard input, and
+    /// SIGINT, SIGTERM and SIGHUP blocked (loctrack handles them and closes the pipe).
+    private static func spawn(_ arguments: [String], stdin: Int32) throws(Errno) -> pid_t {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, stdin, STDIN_FILENO)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var blocked = sigset_t()
+        sigemptyset(&blocked)
+        for signal in [SIGINT, SIGTERM, SIGHUP] { sigaddset(&blocked, signal) }
+        posix_spawnattr_setsigmask(&attributes, &blocked)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
+        let argv = arguments.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var child: pid_t = 0
+        let result = posix_spawn(&child, "/proc/self/exe", &actions, &attributes, argv, environ)
+        guard result == 0 else { throw Errno(code: result) }
+        return child
+    }
+}
