@@ -1,0 +1,49 @@
+import Foundation
+import FoundationXML
+
+/// What a recorded track file holds, checked the way a reader of it would.
+enum TrackFiles {
+    /// The file's text, or nil when it does not exist.
+    static func text(_ path: String) -> String? {
+        guard let data = FileManager.default.contents(atPath: path) else { return nil }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// Whether `text` is a well-formed XML document (libxml2 through XMLParser).
+    static func isWellFormedXML(_ text: String) -> Bool {
+        XMLParser(data: Data(text.utf8)).parse()
+    }
+
+    /// How often `needle` occurs in `text`.
+    static func count(_ needle: String, in text: String) -> Int {
+        text.components(separatedBy: needle).count - 1
+    }
+
+    /// The `<trkpt …>…</trkpt>` lines of a GPX text, in order.
+    static func points(_ gpx: String) -> [String] {
+        gpx.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { $0.hasPrefix("<trkpt ") }
+    }
+
+    /// A folder of its own under the system's temporary folder.
+    static func temporaryFolder(_ name: String) throws -> String {
+        let path = NSTemporaryDirectory() + "loctrack-\(name)-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    /// Runs `/bin/mount` or `/bin/umount` with `arguments`; true when it succeeded.
+    @discardableResult
+    static func mountCommand(_ tool: String, _ arguments: [String]) -> Bool {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/\(tool)")
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return false }
+        process.waitUntilExit()
+        return process.terminationStatus == 0
+    }
+
+    /// Mounting a small tmpfs (a full disk, a read-only folder) needs root.
+    static var canMount: Bool { geteuid() == 0 && FileManager.default.isExecutableFile(atPath: "/bin/mount") }
+}
