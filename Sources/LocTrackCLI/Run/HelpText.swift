@@ -50,7 +50,8 @@ enum HelpText {
     static let stream = """
         Usage: loctrack stream [--min-accuracy METERS] [--min-distance METERS] [--interval SECONDS]
                                [--count N] [--duration SECONDS] [--format FORMAT] [--tid XX] [--no-reconnect]
-                               [--verbose] [--publish URL [PUBLISH OPTIONS]] [SOURCE]
+                               [--verbose] [--publish URL [PUBLISH OPTIONS]]
+                               [--output PATH [--sync SECONDS]] [SOURCE]
 
         Prints one line per GPS epoch as gpsd reports it, until SIGINT/SIGTERM
         (every fix already accepted is written first, then exit 0) or until stdout
@@ -70,6 +71,12 @@ enum HelpText {
                                  (default: text on a terminal, else json)
           --no-reconnect         exit 69 when gpsd is unavailable or goes away
           -v, --verbose          report every connection event and skipped report on stderr
+          -o, --output PATH      write track files instead of stdout; strftime fields in
+                                 PATH from the fix's UTC time (tracks/%Y-%m-%d.gpx); the
+                                 format from --format, else the name (.gpx .csv .geojson
+                                 .txt, else json); valid after every fix, also after a
+                                 SIGKILL; an existing file is continued
+          --sync SECONDS         with --output: fdatasync at most every SECONDS (default 10)
           -h, --help             this help
 
         \(publishing(topic: "TOPIC", trackerIDNote: "; also\n                         for --format owntracks without --publish)"))
@@ -77,6 +84,7 @@ enum HelpText {
         Examples:
           loctrack stream --min-accuracy 20 | jq .lat
           loctrack stream --format gpx --min-distance 5 > track.gpx
+          loctrack stream --output 'tracks/%Y-%m-%d.gpx'
           loctrack stream --format owntracks --publish mqtts://alice@broker.example.org/owntracks/alice/car
 
         """
@@ -114,7 +122,8 @@ enum HelpText {
           loctrack monitor remove ID [--name NAME]
           loctrack monitor list [--name NAME] [--format json|text]
           loctrack monitor run [--name NAME] [--format json|text|owntracks] [--dwell SECONDS]
-                               [--no-reconnect] [--verbose] [--publish URL [PUBLISH OPTIONS]] [SOURCE]
+                               [--no-reconnect] [--verbose] [--publish URL [PUBLISH OPTIONS]]
+                               [--output PATH [--sync SECONDS]] [SOURCE]
 
         A monitor is a named set of regions (circles, GeoJSON polygons) kept in
         $XDG_STATE_HOME/loctrack/NAME.monitor.json (~/.local/state/loctrack/). 'run'
@@ -140,6 +149,8 @@ enum HelpText {
                                  receiver time
           --no-reconnect         exit 69 when gpsd is unavailable or goes away
           -v, --verbose          report every connection event on stderr
+          -o, --output PATH      run: write the events to files (as stream --output)
+          --sync SECONDS         with --output: fdatasync at most every SECONDS (default 10)
           -h, --help             this help
 
         \(publishing(topic: "TOPIC/event", trackerIDNote: ")"))
