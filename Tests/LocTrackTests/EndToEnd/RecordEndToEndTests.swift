@@ -137,5 +137,29 @@ extension EndToEndTests {
             #expect(result.recorded.status == .exited(74), "\(result.recorded)")
             #expect(result.recorded.stderrLines == ["loctrack: cannot open \(folder)/t.json: Read-only file system"], "\(result.recorded)")
         }
+
+        @Test("given a 100 m circle and monitor run --output with a date field when a track passes through it then the file holds the EVENT lines stdout would get", .timeLimit(.minutes(1)))
+        func monitorEventsRecorded() async throws {
+            let home = try StateHome()
+            let folder = try TrackFiles.temporaryFolder("monitor")
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            let log = MonitorTracks.log((0...60).map { (north: -300 + 10 * Double($0), east: 0) }, hdop: 0.5)
+            let added = try await home.loctrack(["monitor", "add", "c", "--circle", MonitorTracks.circleArgument(radius: 100)])
+            #expect(added.status == .exited(0), "\(added)")
+            let path = folder + "/events/%Y-%m-%d.json"
+            let result: LoctrackResult = try await withGPSFake(log) { fake in
+                let run = try home.start(["monitor", "run", "--format", "json", "--no-reconnect", "--output", path, fake.sourceArgument])
+                try await fake.waitForWatchers()
+                try await fake.endLogs()
+                return try await run.result()
+            }
+            #expect(result.status == .exited(69), "\(result)")
+            #expect(result.stdout.isEmpty)
+            let file = try #require(TrackFiles.text(folder + "/events/\(String(log.start.iso8601.prefix(10))).json"))
+            let states = file.completeLines.map { $0.contains("\"state\":\"satisfied\"") ? "satisfied" : "unsatisfied" }
+            // As on stdout (MonitorEndToEnd.passStraightThrough): outside, inside at epoch 21, outside at 42.
+            #expect(states == ["unsatisfied", "satisfied", "unsatisfied"], "\(file)")
+            #expect(file.completeLines.allSatisfy { $0.hasPrefix("{\"class\":\"EVENT\"") })
+        }
     }
 }
