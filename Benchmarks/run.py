@@ -30,6 +30,10 @@ Workloads:
              0 conditions, 1 circle) against `loctrack stream`, both floods: the figures of
              the floods, events printed, the `monitor add --geojson` time; target: CPU per
              fix ≤ 2 × stream. Events must be identical round by round (bench/monitor.py).
+  record     `loctrack stream --output FILE` (GPX, JSON) against `stream > FILE` and gpsd's
+             gpxlogger, both floods: wall, CPU per fix, memory, file size; every file must
+             hold every fix; and how many GPX files are whole after a SIGKILL mid-flood
+             (bench/record.py).
   publish    `loctrack stream --publish mqtt://127.0.0.1:PORT/bench --qos 1` against `loctrack
              stream --format json | mosquitto_pub -l -q 1`, both floods, into a local mosquitto:
              end-to-end time, messages/s, CPU per message (loctrack, mosquitto_pub, broker),
@@ -41,7 +45,7 @@ Workloads:
              Both need mosquitto and mosquitto-clients (`make deps`); without them they are
              left out with a note.
 
-Usage: run.py [--smoke] [--rounds N] [--only flood,steady,once,once-warm,once-cold,long,monitor,publish,fleet] ...
+Usage: run.py [--smoke] [--rounds N] [--only flood,steady,once,once-warm,once-cold,long,monitor,record,publish,fleet] ...
        (run.py --help lists every option)
 Exit status: 0 when every run completed and every correctness check passed (missed targets
 and timing-dependent oddities on a loaded machine are reported, not failed), 1 otherwise.
@@ -65,13 +69,14 @@ from bench.findings import log, note, problems  # noqa: E402
 from bench.fleet import FLEET_CHECKS, fleet_section, run_fleet  # noqa: E402
 from bench.flood import run_floods, run_long  # noqa: E402
 from bench.monitor import MONITOR_CHECKS, monitor_section, run_monitor  # noqa: E402
+from bench.record import RECORD_CHECKS, record_section, run_record  # noqa: E402
 from bench.once import run_once_cold, run_once_warm  # noqa: E402
 from bench.publish import PUBLISH_CHECKS, publish_section, run_publish  # noqa: E402
 from bench.report import git_revision, report  # noqa: E402
 from bench.steady import run_steady  # noqa: E402
 
 BIN = os.path.join(HERE, "bin")
-PARTS = ("flood", "steady", "once-warm", "once-cold", "long", "monitor", "publish", "fleet")
+PARTS = ("flood", "steady", "once-warm", "once-cold", "long", "monitor", "record", "publish", "fleet")
 
 
 def options():
@@ -98,7 +103,7 @@ def options():
                              "median needs more rounds than the driver's spawn jitter)")
     parser.add_argument("--once-max-age", type=float, default=2, help="loctrack once --max-age")
     parser.add_argument("--rates", default="1,10")
-    parser.add_argument("--only", default="flood,steady,once,long,monitor,publish,fleet", help="any of " + ", ".join(PARTS) +
+    parser.add_argument("--only", default="flood,steady,once,long,monitor,record,publish,fleet", help="any of " + ", ".join(PARTS) +
                         "; once means both once-warm and once-cold")
     parser.add_argument("--loctrack", default=os.environ.get("LOCTRACK",
                                                              os.path.join(ROOT, ".build/release/loctrack")))
@@ -176,11 +181,13 @@ def main() -> int:
         cold = run_once_cold(opts, clients, workdir) if "once-cold" in opts.only else None
         long = run_long(opts, clients, workdir) if "long" in opts.only else None
         monitor = run_monitor(opts, clients, workdir) if "monitor" in opts.only else None
+        record = run_record(opts, workdir) if "record" in opts.only else None
         published = run_publish(opts, workdir) if "publish" in opts.only else None
         fleet = run_fleet(opts, workdir) if "fleet" in opts.only else None
-    sections = ((monitor_section(opts, monitor) if monitor else []) + (publish_section(opts, published) if published else [])
+    sections = ((monitor_section(opts, monitor) if monitor else []) + (record_section(opts, record) if record else [])
+                + (publish_section(opts, published) if published else [])
                 + (fleet_section(opts, fleet) if fleet else []))
-    checked = ([MONITOR_CHECKS] if monitor else []) + ([PUBLISH_CHECKS] if published else []) + \
+    checked = ([MONITOR_CHECKS] if monitor else []) + ([RECORD_CHECKS] if record else []) + ([PUBLISH_CHECKS] if published else []) + \
         ([FLEET_CHECKS] if fleet else [])
     table = report(opts, clients, floods, steady, warm, cold, long, sections, checked)
     print(table)
