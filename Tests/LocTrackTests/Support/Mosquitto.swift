@@ -66,9 +66,9 @@ final class Mosquitto: Sendable {
     var logFile: String { directory.appendingPathComponent("mosquitto.log").path }
     /// The CA that signed the TLS listener's certificate (PEM).
     var caFile: String { directory.appendingPathComponent("ca.pem").path }
-    /// `mqtt://127.0.0.1:PORT/TOPIC`.
-    func url(topic: String, user: String? = nil) -> String {
-        "mqtt://\(user.map { "\($0)@" } ?? "")127.0.0.1:\(port)/\(topic)"
+    /// `mqtt://127.0.0.1:PORT/TOPIC`; `via` another port, e.g. a ``TCPRelay``'s to this broker.
+    func url(topic: String, user: String? = nil, via relayPort: Int? = nil) -> String {
+        "mqtt://\(user.map { "\($0)@" } ?? "")127.0.0.1:\(relayPort ?? port)/\(topic)"
     }
     /// `mqtts://127.0.0.1:TLSPORT/TOPIC`.
     func tlsURL(topic: String, host: String = "127.0.0.1") -> String {

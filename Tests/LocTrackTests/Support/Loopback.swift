@@ -1,0 +1,50 @@
+import Glibc
+
+/// Plain TCP sockets on 127.0.0.1, for ``TCPRelay`` and its tests.
+enum Loopback {
+    /// A non-blocking socket listening on 127.0.0.1 on a port of its own (bound to port 0:
+    /// no other test can take it between choosing and binding).
+    static func listen() throws -> (descriptor: Int32, port: Int) {
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        var address = address(port: 0)
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let listening = listener >= 0 && withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(listener, $0, length) == 0 && Glibc.listen(listener, 16) == 0 && getsockname(listener, $0, &length) == 0
+            }
+        }
+        guard listening else {
+            let reason = String(cString: strerror(errno))
+            if listener >= 0 { close(listener) }
+            throw HarnessError("loopback listener: \(reason)")
+        }
+        return (listener, Int(UInt16(bigEndian: address.sin_port)))
+    }
+
+    /// A blocking connect to 127.0.0.1:`port` (it succeeds or is refused at once); nil when refused.
+    static func connect(port: Int) -> Int32? {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { return nil }
+        var address = address(port: port)
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+        if !connected { close(fd) }
+        return connected ? fd : nil
+    }
+
+    /// Closes `fd` with an RST instead of a FIN (SO_LINGER on, timeout 0): unsent and unread bytes are discarded.
+    static func reset(_ fd: Int32) {
+        var option = linger(l_onoff: 1, l_linger: 0)
+        _ = setsockopt(fd, SOL_SOCKET, SO_LINGER, &option, socklen_t(MemoryLayout<linger>.size))
+        close(fd)
+    }
+
+    private static func address(port: Int) -> sockaddr_in {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
+        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        return address
+    }
+}
