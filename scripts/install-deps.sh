@@ -6,11 +6,17 @@
 #   mosquitto, mosquitto-clients, libmosquitto-dev
 #                 the MQTT broker the publishing tests start, its clients, and the
 #                 C client library loctrack publishes with
+#   dpkg-dev, lintian
+#                 `make deb`: dpkg-shlibdeps computes the package's dependencies,
+#                 lintian checks the package
+#   zsh, fish     the completion tests check the zsh and fish scripts with the shells
+#                 themselves (5 small packages, about 8 MB, no daemons; without them
+#                 those tests are skipped and two of the three scripts go unchecked)
 # Debian/Ubuntu only (apt-get). Uses sudo when not run as root.
 # Does nothing, quickly, when everything is already installed.
 set -euo pipefail
 
-PACKAGES=(libgps-dev gpsd gpsd-clients mosquitto mosquitto-clients libmosquitto-dev)
+PACKAGES=(libgps-dev gpsd gpsd-clients mosquitto mosquitto-clients libmosquitto-dev dpkg-dev lintian zsh fish)
 
 installed() { # dpkg's view when there is a dpkg, else look for the files themselves
     local pkg=$1
@@ -25,6 +31,8 @@ installed() { # dpkg's view when there is a dpkg, else look for the files themse
         mosquitto) command -v mosquitto >/dev/null 2>&1 || [ -x /usr/sbin/mosquitto ] ;;
         mosquitto-clients) command -v mosquitto_pub >/dev/null 2>&1 ;;
         libmosquitto-dev) pkg-config --exists libmosquitto 2>/dev/null ;;
+        dpkg-dev) command -v dpkg-shlibdeps >/dev/null 2>&1 ;;
+        lintian | zsh | fish) command -v "$pkg" >/dev/null 2>&1 ;;
     esac
 }
 

@@ -1,6 +1,8 @@
 import LocTrackMQTT
 
 /// Walks the arguments of one command: `--name value`, `--name=value`, `--` and positionals.
+/// An option that is not in the command's ``OptionTable`` entry is an unknown option, whatever
+/// the command's `switch` would do with it: the table is the one list of what exists.
 struct ArgumentScanner {
     enum Argument: Equatable {
         case option(String)
@@ -11,11 +13,13 @@ struct ArgumentScanner {
     private var pendingValue: String?
     private var currentOption = ""
     private var onlyPositionals = false
-    let command: String
+    private let spec: CommandSpec
+    /// The command path, for messages: `monitor add`.
+    var command: String { spec.path }
 
-    init(_ arguments: ArraySlice<String>, command: String) {
+    init(_ arguments: ArraySlice<String>, command spec: CommandSpec) {
         self.remaining = arguments
-        self.command = command
+        self.spec = spec
     }
 
     mutating func next() throws(UsageError) -> Argument? {
@@ -31,12 +35,17 @@ struct ArgumentScanner {
             return try next()
         }
         if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
-            currentOption = String(argument[..<equals])
+            currentOption = try known(String(argument[..<equals]))
             pendingValue = String(argument[argument.index(after: equals)...])
             return .option(currentOption)
         }
-        currentOption = argument
+        currentOption = try known(argument)
         return .option(argument)
+    }
+
+    private func known(_ option: String) throws(UsageError) -> String {
+        guard spec.option(named: option) != nil else { throw UsageError.unknownOption(option, command: command) }
+        return option
     }
 
     /// The value of the option just returned by ``next()``.

@@ -12,6 +12,8 @@ public enum Command: Equatable, Sendable {
     case version
     /// `loctrack __record-writer …`: the track writer `--output` starts (not for people).
     case recordWriter(RecordWriterOptions)
+    /// `loctrack completions bash|zsh|fish`: print the shell's completion script.
+    case completions(CompletionShell)
 
     public struct StreamOptions: Equatable, Sendable {
         public var minimumAccuracy: Double?
@@ -109,14 +111,20 @@ public enum Command: Equatable, Sendable {
             if let extra = remaining.first { throw UsageError.unexpectedArgument(extra, command: "help") }
             guard let topic = HelpTopic(rawValue: name), topic != .overview else { throw UsageError.unknownCommand(name) }
             self = .help(topic: topic)
-        case "--help", "-h":
-            self = .help(topic: .overview)
-        case "--version", "-V":
-            self = .version
+        case "completions":
+            self = try Self.parseCompletions(remaining)
         case RecordWriterOptions.commandName:
             self = .recordWriter(try RecordWriterOptions.parse(remaining))
+        case _ where first.hasPrefix("-"):
+            // loctrack's own options, checked against the table like every command's.
+            guard OptionTable.root.option(named: first) != nil else { throw UsageError.unknownOption(first, command: nil) }
+            switch first {
+            case "--help", "-h": self = .help(topic: .overview)
+            case "--version", "-V": self = .version
+            default: throw UsageError.unknownOption(first, command: nil)
+            }
         default:
-            throw first.hasPrefix("-") ? UsageError.unknownOption(first, command: nil) : UsageError.unknownCommand(first)
+            throw UsageError.unknownCommand(first)
         }
     }
 
@@ -125,7 +133,7 @@ public enum Command: Equatable, Sendable {
         var sawSource = false
         var publishing = PublishArguments()
         var recording = RecordArguments()
-        var scanner = ArgumentScanner(arguments, command: "stream")
+        var scanner = ArgumentScanner(arguments, command: OptionTable.stream)
         while let argument = try scanner.next() {
             switch argument {
             case .option("--help"), .option("-h"):
@@ -171,7 +179,7 @@ public enum Command: Equatable, Sendable {
     private static func parseOnce(_ arguments: ArraySlice<String>) throws(UsageError) -> Command {
         var options = OnceOptions()
         var sawSource = false
-        var scanner = ArgumentScanner(arguments, command: "once")
+        var scanner = ArgumentScanner(arguments, command: OptionTable.once)
         while let argument = try scanner.next() {
             switch argument {
             case .option("--help"), .option("-h"):
@@ -202,6 +210,27 @@ public enum Command: Equatable, Sendable {
         return .once(options)
     }
 
+    private static func parseCompletions(_ arguments: ArraySlice<String>) throws(UsageError) -> Command {
+        var shell: CompletionShell?
+        var scanner = ArgumentScanner(arguments, command: OptionTable.completions)
+        while let argument = try scanner.next() {
+            switch argument {
+            case .option("--help"), .option("-h"):
+                return .help(topic: .completions)
+            case .option(let name):
+                throw UsageError.unknownOption(name, command: "completions")
+            case .positional(let text):
+                guard shell == nil else { throw UsageError.unexpectedArgument(text, command: "completions") }
+                guard let chosen = CompletionShell(rawValue: text) else {
+                    throw UsageError.invalidArgument(text, command: "completions", expected: CompletionShell.names)
+                }
+                shell = chosen
+            }
+        }
+        guard let shell else { throw UsageError.missingArgument(command: "completions", expected: CompletionShell.names) }
+        return .completions(shell)
+    }
+
     static func source(_ text: String) throws(UsageError) -> GPSDSource {
         do {
             return try GPSDSource(parsing: text)
@@ -212,10 +241,14 @@ public enum Command: Equatable, Sendable {
 }
 
 /// What `help` can explain.
-public enum HelpTopic: String, Equatable, Sendable {
+public enum HelpTopic: String, Equatable, Sendable, CaseIterable {
     case overview
     case stream
     case once
     case monitor
     case help
+    case completions
+
+    /// The names `loctrack help NAME` takes: every topic but the overview.
+    static var commands: [String] { allCases.filter { $0 != .overview }.map(\.rawValue) }
 }

@@ -18,6 +18,18 @@ public enum MonitorCommand: Equatable, Sendable {
             case geoJSON(path: String)
         }
 
+        /// `--assume`'s values.
+        public enum Assumption: String, Equatable, Sendable, CaseIterable {
+            case inside, outside
+
+            public var state: GeofenceState {
+                switch self {
+                case .inside: .satisfied
+                case .outside: .unsatisfied
+                }
+            }
+        }
+
         public var identifier: String?
         public var region: Region
         public var name: String = MonitorCommand.defaultName
@@ -33,7 +45,7 @@ public enum MonitorCommand: Equatable, Sendable {
         }
     }
 
-    public enum ListFormat: String, Equatable, Sendable {
+    public enum ListFormat: String, Equatable, Sendable, CaseIterable {
         case json, text
     }
 
@@ -80,7 +92,12 @@ extension MonitorCommand {
         case "remove": return try parseRemove(remaining)
         case "list": return try parseList(remaining)
         case "run": return try parseRun(remaining)
-        case "--help", "-h": return .help(topic: .monitor)
+        case _ where action.hasPrefix("-"):
+            // monitor's own options (only --help), checked against the table like every command's.
+            guard OptionTable.monitor.option(named: action)?.long == "--help" else {
+                throw UsageError.unknownOption(action, command: "monitor")
+            }
+            return .help(topic: .monitor)
         default: throw UsageError.unknownSubcommand(action, command: "monitor")
         }
     }
@@ -90,7 +107,7 @@ extension MonitorCommand {
         var region: Add.Region?
         var name = defaultName
         var assumed: GeofenceState?
-        var scanner = ArgumentScanner(arguments, command: "monitor add")
+        var scanner = ArgumentScanner(arguments, command: OptionTable.monitorAdd)
         while let argument = try scanner.next() {
             switch argument {
             case .option("--help"), .option("-h"):
@@ -105,11 +122,10 @@ extension MonitorCommand {
                 name = try scanner.value(for: "--name")
             case .option("--assume"):
                 let text = try scanner.value(for: "--assume")
-                switch text {
-                case "inside": assumed = .satisfied
-                case "outside": assumed = .unsatisfied
-                default: throw UsageError.invalidValue(text, option: "--assume", expected: "inside or outside")
+                guard let assumption = Add.Assumption(rawValue: text) else {
+                    throw UsageError.invalidValue(text, option: "--assume", expected: "inside or outside")
                 }
+                assumed = assumption.state
             case .option(let option):
                 throw UsageError.unknownOption(option, command: "monitor add")
             case .positional(let text):
@@ -144,7 +160,7 @@ extension MonitorCommand {
     private static func parseRemove(_ arguments: ArraySlice<String>) throws(UsageError) -> Command {
         var identifier: String?
         var name = defaultName
-        var scanner = ArgumentScanner(arguments, command: "monitor remove")
+        var scanner = ArgumentScanner(arguments, command: OptionTable.monitorRemove)
         while let argument = try scanner.next() {
             switch argument {
             case .option("--help"), .option("-h"): return .help(topic: .monitor)
@@ -162,7 +178,7 @@ extension MonitorCommand {
     private static func parseList(_ arguments: ArraySlice<String>) throws(UsageError) -> Command {
         var name = defaultName
         var format = ListFormat.text
-        var scanner = ArgumentScanner(arguments, command: "monitor list")
+        var scanner = ArgumentScanner(arguments, command: OptionTable.monitorList)
         while let argument = try scanner.next() {
             switch argument {
             case .option("--help"), .option("-h"): return .help(topic: .monitor)
@@ -185,7 +201,7 @@ extension MonitorCommand {
         var sawSource = false
         var publishing = PublishArguments()
         var recording = RecordArguments()
-        var scanner = ArgumentScanner(arguments, command: "monitor run")
+        var scanner = ArgumentScanner(arguments, command: OptionTable.monitorRun)
         while let argument = try scanner.next() {
             switch argument {
             case .option("--help"), .option("-h"): return .help(topic: .monitor)

@@ -8,6 +8,10 @@ public enum UsageError: Error, Equatable, Sendable, CustomStringConvertible {
     case unexpectedValue(String, option: String)
     case invalidValue(String, option: String, expected: String)
     case unexpectedArgument(String, command: String)
+    /// A command's operand that is not one of its choices: `completions tcsh`.
+    case invalidArgument(String, command: String, expected: String)
+    /// A command without the operand it needs: `completions` without a shell.
+    case missingArgument(command: String, expected: String)
     case invalidSource(String)
     case missingSubcommand(command: String)
     case unknownSubcommand(String, command: String)
@@ -40,6 +44,10 @@ public enum UsageError: Error, Equatable, Sendable, CustomStringConvertible {
             "invalid value '\(value)' for '\(option)': expected \(expected)"
         case .unexpectedArgument(let argument, let command):
             "unexpected argument '\(argument)' for '\(command)'; try 'loctrack help \(command)'"
+        case .invalidArgument(let argument, let command, let expected):
+            "invalid argument '\(argument)' for '\(command)': expected \(expected)"
+        case .missingArgument(let command, let expected):
+            "'\(command)' needs \(expected); try 'loctrack help \(command)'"
         case .invalidSource(let reason):
             "invalid source \(reason); expected [host][:port[:device]]"
         case .missingSubcommand(let command):

@@ -98,7 +98,7 @@ public struct RecordWriterOptions: Equatable, Sendable {
         var format: OutputFormat?
         var path: TrackPathPattern?
         var syncSeconds = RecordOptions.defaultSyncSeconds
-        var scanner = ArgumentScanner(arguments, command: commandName)
+        var scanner = ArgumentScanner(arguments, command: OptionTable.recordWriter)
         while let argument = try scanner.next() {
             switch argument {
             case .option("--format"): format = try scanner.format()

@@ -46,6 +46,8 @@ public enum CLI {
             return write(HelpText.text(for: topic), to: output)
         case .version:
             return write(HelpText.version + "\n", to: output)
+        case .completions(let shell):
+            return write(shell.script(), to: output)
         case .stream(let options):
             return await StreamCommand(options: options, output: output).run()
         case .once(let options):

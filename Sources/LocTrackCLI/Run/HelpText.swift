@@ -7,6 +7,7 @@ enum HelpText {
         case .stream: stream
         case .once: once
         case .monitor: monitor
+        case .completions: completions
         }
     }
 
@@ -21,12 +22,14 @@ enum HelpText {
                           [--verbose] [SOURCE]
           loctrack monitor add|remove|list|run …   (see 'loctrack help monitor')
           loctrack help [COMMAND]
+          loctrack completions bash|zsh|fish
           loctrack --version | -V
 
         Commands:
-          stream   print every fix as it arrives, until interrupted
-          once     wait for one good fix, print it, exit
-          monitor  named, persistent geofences: enter/leave events that do not flap
+          stream       print every fix as it arrives, until interrupted
+          once         wait for one good fix, print it, exit
+          monitor      named, persistent geofences: enter/leave events that do not flap
+          completions  print a completion script for bash, zsh or fish
 
         SOURCE is [host][:port[:device]] as for gpsd's own clients
         (default localhost:2947; [::1] for IPv6; empty parts mean the defaults).
@@ -159,6 +162,23 @@ enum HelpText {
           loctrack monitor add home --circle 52.5163,13.3777,80
           loctrack monitor add --geojson zones.geojson
           loctrack monitor run --format json | jq -c 'select(.state == "satisfied")'
+
+        """
+
+    static let completions = """
+        Usage: loctrack completions bash|zsh|fish
+
+        Prints a script that completes loctrack's commands, options and their values
+        (formats, file and directory names) in that shell. It is generated from the
+        table loctrack's own parser uses. 'make install' and the Debian package put
+        them where the shells look; to try one in the running shell:
+
+          source <(loctrack completions bash)
+          source <(loctrack completions zsh)      (after compinit)
+          loctrack completions fish | source
+
+        Options:
+          -h, --help             this help
 
         """
 

@@ -68,8 +68,11 @@ public struct PublishOptions: Sendable, Hashable {
         tid ?? Self.defaultTrackerID(hostName: hostName())
     }
 
+    /// MQTT's quality-of-service levels: at most once, at least once, exactly once.
+    public static let qosLevels = 0...2
+
     public static func isValidQoS(_ qos: Int) -> Bool {
-        (0...2).contains(qos)
+        qosLevels.contains(qos)
     }
 
     /// 1 to 65535 bytes of UTF-8, no `/` or NUL, not `.` or `..` (it names the spool's folder).

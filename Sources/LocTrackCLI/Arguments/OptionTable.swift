@@ -1,0 +1,111 @@
+import LocTrackMQTT
+
+/// Every command and every option loctrack accepts: one table for the parser and the shell
+/// completions, so that the two cannot drift apart.
+///
+/// ``ArgumentScanner`` rejects any option that is not in its command's entry, so an option
+/// the parser handles but the table lacks cannot be used (its tests fail), and
+/// `OptionTableTests` parses every entry, so an entry the parser does not handle fails too.
+/// Choice lists come from the types the parser reads them into, never typed out again.
+enum OptionTable {
+    /// Every command path, parents before their subcommands.
+    static let commands: [CommandSpec] = [
+        root, stream, once, monitor, monitorAdd, monitorRemove, monitorList, monitorRun, help, completions,
+        recordWriter,
+    ]
+
+    static let root = CommandSpec("", "GPS fixes from gpsd, one per epoch", options: [
+        OptionSpec("--help", short: "-h", "show the overview of commands and options"),
+        OptionSpec("--version", short: "-V", "print the version"),
+    ])
+
+    static let stream = CommandSpec("stream", "print every fix as it arrives, until interrupted", options: [
+        OptionSpec("--min-accuracy", .number, "METERS", "only fixes whose eph is at most METERS"),
+        OptionSpec("--min-distance", .number, "METERS", "drop a fix closer than METERS to the last one"),
+        OptionSpec("--interval", .number, "SECONDS", "at most one fix per SECONDS of receiver time"),
+        OptionSpec("--count", .integer, "N", "exit 0 after N fixes"),
+        OptionSpec("--duration", .number, "SECONDS", "exit 0 after SECONDS"),
+        format(OutputFormat.allCases.map(\.rawValue)),
+        noReconnect, verbose, helpOption,
+    ] + recording + publishing, operand: source)
+
+    static let once = CommandSpec("once", "wait for one good fix, print it, exit", options: [
+        OptionSpec("--min-accuracy", .number, "METERS", "accept only a fix whose eph is at most METERS"),
+        OptionSpec("--timeout", .number, "SECONDS", "give up after SECONDS (default 30)"),
+        OptionSpec("--max-age", .number, "SECONDS", "accept gpsd's latest fix if at most this old"),
+        format(OutputFormat.allCases.map(\.rawValue)),
+        trackerID, verbose, helpOption,
+    ], operand: source)
+
+    static let monitor = CommandSpec(
+        "monitor", "named, persistent geofences: enter/leave events that do not flap", options: [helpOption])
+
+    static let monitorAdd = CommandSpec("monitor add", "add a circle or GeoJSON regions", options: [
+        OptionSpec("--circle", .text, "LAT,LON,R", "a circle of R metres around LAT,LON (degrees)"),
+        OptionSpec("--geojson", .file, "FILE", "GeoJSON Polygons and MultiPolygons; - is stdin"),
+        OptionSpec("--assume", .choice(MonitorCommand.Add.Assumption.allCases.map(\.rawValue)), "STATE",
+                   "the state until a fix decides"),
+        monitorName, helpOption,
+    ], operand: OperandSpec(name: "ID", value: .text, isOptional: true))
+
+    static let monitorRemove = CommandSpec("monitor remove", "remove a region", options: [monitorName, helpOption],
+                                           operand: OperandSpec(name: "ID", value: .text, isOptional: false))
+
+    static let monitorList = CommandSpec("monitor list", "list the regions and their states", options: [
+        format(MonitorCommand.ListFormat.allCases.map(\.rawValue)),
+        monitorName, helpOption,
+    ])
+
+    static let monitorRun = CommandSpec("monitor run", "print an event whenever a region's state changes", options: [
+        format(MonitorCommand.Run.Format.allCases.map(\.rawValue)),
+        OptionSpec("--dwell", .number, "SECONDS", "report a new state only after it held SECONDS"),
+        monitorName, noReconnect, verbose, helpOption,
+    ] + recording + publishing, operand: source)
+
+    static let help = CommandSpec("help", "explain a command", options: [],
+                                  operand: OperandSpec(name: "COMMAND", value: .choice(HelpTopic.commands), isOptional: true))
+
+    static let completions = CommandSpec("completions", "print a shell completion script", options: [helpOption],
+                                         operand: OperandSpec(name: "SHELL",
+                                                              value: .choice(CompletionShell.allCases.map(\.rawValue)),
+                                                              isOptional: false))
+
+    /// `__record-writer`, the track writer process `--output` starts (``RecordWriterOptions``).
+    static let recordWriter = CommandSpec(RecordWriterOptions.commandName, "the track writer --output starts", options: [
+        format(OutputFormat.allCases.map(\.rawValue)),
+        OptionSpec("--sync", .number, "SECONDS", "fdatasync at most every SECONDS"),
+        OptionSpec("--output", .file, "PATH", "the track file name pattern"),
+    ], isHidden: true)
+
+    // MARK: Options several commands share
+
+    private static let helpOption = OptionSpec("--help", short: "-h", "show this command's help")
+    private static let verbose = OptionSpec("--verbose", short: "-v", "report connection events on stderr")
+    private static let noReconnect = OptionSpec("--no-reconnect", "exit 69 when gpsd is unavailable or goes away")
+    private static let monitorName = OptionSpec("--name", .text, "NAME", "the monitor (default: default)")
+    private static let trackerID = OptionSpec("--tid", .text, "XX", "OwnTracks tracker id, 1 or 2 letters or digits")
+    private static let source = OperandSpec(name: "SOURCE", value: .text, isOptional: true)
+
+    private static func format(_ choices: [String]) -> OptionSpec {
+        OptionSpec("--format", .choice(choices), "FORMAT", "the output format")
+    }
+
+    /// `--output` and `--sync` (``RecordArguments``).
+    private static let recording = [
+        OptionSpec("--output", short: "-o", .file, "PATH", "write track files named by PATH (strftime fields) instead of stdout"),
+        OptionSpec("--sync", .number, "SECONDS", "fdatasync the file at most every SECONDS"),
+    ]
+
+    /// `--publish` and its companions (``PublishArguments``).
+    private static let publishing = [
+        OptionSpec("--publish", .url, "URL", "publish each line to mqtt[s]://[USER@]HOST[:PORT]/TOPIC"),
+        OptionSpec("--qos", .choice(PublishOptions.qosLevels.map(String.init)), "N", "MQTT quality of service"),
+        OptionSpec("--retain", "the broker keeps the last message for new subscribers"),
+        OptionSpec("--client-id", .text, "ID", "MQTT client id (default loctrack-HOSTNAME)"),
+        OptionSpec("--cafile", .file, "FILE", "CA certificates for mqtts://"),
+        OptionSpec("--password-file", .file, "FILE", "its first line is the broker password"),
+        OptionSpec("--spool", .directory, "DIR", "messages wait here until the broker has them"),
+        OptionSpec("--spool-limit", .text, "SIZE", "at most SIZE bytes spooled, then the oldest go"),
+        trackerID,
+    ]
+}
