@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# The second half of `make deb`: turns the staging folder that `make install
+# DESTDIR=$STAGE PREFIX=/usr` filled into loctrack_VERSION_ARCH.deb, then runs lintian.
+# See docs/packaging.md for what the package holds and why.
+#
+#   STAGE       the staging folder (make install's DESTDIR); its DEBIAN/ is written here
+#   VERSION     upstream version, the one `loctrack --version` prints (Makefile: HelpText.swift)
+#   REVISION    the Debian revision (default 1): the package version is VERSION-REVISION
+#   OUTDIR      where the .deb goes (default .)
+#   MAINTAINER  "Name <address>" (default: the last commit's author)
+#   LINTIAN     yes (default): lintian must report no errors; no: skip it
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+: "${STAGE:?}" "${VERSION:?}" "${REVISION:=1}" "${OUTDIR:=.}" "${LINTIAN:=yes}"
+: "${MAINTAINER:=$(git log -1 --format='%an <%ae>' 2>/dev/null || echo 'loctrack maintainers <root@localhost>')}"
+PACKAGE=loctrack
+ARCH=$(dpkg --print-architecture)
+DEB_VERSION=$VERSION-$REVISION
+DEB=$OUTDIR/${PACKAGE}_${DEB_VERSION}_$ARCH.deb
+BINARY=$STAGE/usr/bin/loctrack
+DOCDIR=$STAGE/usr/share/doc/$PACKAGE
+# Reproducible: every timestamp is the commit's (dpkg-deb clamps file times to it too).
+export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || date +%s)}
+COMMIT=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+
+fail() { echo "make deb: $*" >&2; exit 1; }
+
+[ -x "$BINARY" ] || fail "$BINARY is missing: run make install DESTDIR=$STAGE PREFIX=/usr first"
+
+# The binary must run without the Swift toolchain: no library from it, no RUNPATH.
+if ldd "$BINARY" | grep -E '/opt/swift|/usr/lib/swift|swift_static|libswift|libFoundation|libdispatch' ; then
+    fail "$BINARY needs libraries of the Swift toolchain (above); build it with --static-swift-stdlib"
+fi
+if objdump -p "$BINARY" | grep -E 'RPATH|RUNPATH'; then
+    fail "$BINARY has a library search path (above); build it with --disable-local-rpath"
+fi
+[ "$("$BINARY" --version)" = "loctrack $VERSION" ] || fail "$BINARY --version is not 'loctrack $VERSION'"
+
+# Debian's dh_strip does the same: symbols and debug information go, code and Swift's
+# metadata sections stay.
+strip --remove-section=.comment --remove-section=.note --strip-unneeded "$BINARY"
+gzip -9nf "$STAGE/usr/share/man/man1/loctrack.1"
+
+install -d "$DOCDIR"
+cat > "$STAGE/changelog.Debian" <<EOF
+$PACKAGE ($DEB_VERSION) unstable; urgency=medium
+
+  * Built by \`make deb\` from git commit $COMMIT; the project's changes are
+    its git history.
+
+ -- $MAINTAINER  $(date -R -u -d "@$SOURCE_DATE_EPOCH")
+EOF
+gzip -9n < "$STAGE/changelog.Debian" > "$DOCDIR/changelog.Debian.gz"
+rm "$STAGE/changelog.Debian"
+sed "s|@YEAR@|$(date -u -d "@$SOURCE_DATE_EPOCH" +%Y)|; s|@MAINTAINER@|$MAINTAINER|" \
+    dist/debian/copyright > "$DOCDIR/copyright"
+chmod 0644 "$DOCDIR/copyright" "$DOCDIR/changelog.Debian.gz"
+
+# Dependencies: dpkg-shlibdeps reads the libraries the binary links (libgps28,
+# libmosquitto1, libc6, libstdc++6, libgcc-s1) with the versions their symbols need.
+# It runs in a source package being built: a debian/control in the current folder (a
+# throwaway one will do) and a DEBIAN folder at the root of the package's files.
+install -d -m 0755 "$STAGE/DEBIAN"
+SHLIBS=$(mktemp -d)
+trap 'rm -rf "$SHLIBS"' EXIT
+mkdir "$SHLIBS/debian"
+printf 'Source: %s\n\nPackage: %s\nArchitecture: any\n' "$PACKAGE" "$PACKAGE" > "$SHLIBS/debian/control"
+BINARY_PATH=$(realpath "$BINARY")
+DEPENDS=$(cd "$SHLIBS" && dpkg-shlibdeps -O "$BINARY_PATH" | sed -n 's/^shlibs:Depends=//p')
+[ -n "$DEPENDS" ] || fail "dpkg-shlibdeps found no dependencies"
+
+INSTALLED_SIZE=$(du -sk --exclude=DEBIAN "$STAGE" | cut -f1)
+cat > "$STAGE/DEBIAN/control" <<EOF
+Package: $PACKAGE
+Version: $DEB_VERSION
+Architecture: $ARCH
+Maintainer: $MAINTAINER
+Installed-Size: $INSTALLED_SIZE
+Depends: $DEPENDS
+Recommends: gpsd
+Section: misc
+Priority: optional
+Description: GPS fixes from gpsd, one per epoch, as JSON, GPX, CSV or GeoJSON
+ loctrack reads live fixes from gpsd and writes one per GPS epoch, with gpsd's
+ own field names: JSON lines, text, CSV, GPX 1.1, GeoJSON or OwnTracks. It
+ records tracks into daily files that stay valid whatever ends the process,
+ reports when the receiver enters or leaves named geofences, and publishes to
+ an MQTT broker through an on-disk spool that loses nothing.
+ .
+ The package includes a systemd unit that records daily GPX files in
+ /var/lib/loctrack; it is not enabled on installation.
+EOF
+# Kept across upgrades when the administrator changed it.
+echo /etc/default/loctrack > "$STAGE/DEBIAN/conffiles"
+# Stop on removal, restart a running service after an upgrade; never enable or start.
+for script in postinst prerm postrm; do
+    install -m 0755 "dist/debian/$script" "$STAGE/DEBIAN/$script"
+done
+(cd "$STAGE" && find . -path ./DEBIAN -prune -o -type f -printf '%P\0' | LC_ALL=C sort -z | xargs -0 md5sum) \
+    > "$STAGE/DEBIAN/md5sums"
+chmod 0644 "$STAGE/DEBIAN/control" "$STAGE/DEBIAN/conffiles" "$STAGE/DEBIAN/md5sums"
+
+mkdir -p "$OUTDIR"
+dpkg-deb --build --root-owner-group "$STAGE" "$DEB"
+echo "built $DEB: Depends: $DEPENDS"
+
+if [ "$LINTIAN" = yes ]; then
+    command -v lintian >/dev/null 2>&1 || fail "lintian is not installed (make deps installs it; LINTIAN=no skips it)"
+    echo "lintian $DEB:"
+    # Errors fail the build; the warnings left are explained in docs/packaging.md.
+    lintian --fail-on error --display-info "$DEB"
+fi
