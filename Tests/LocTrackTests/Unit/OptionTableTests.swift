@@ -103,6 +103,16 @@ struct OptionTableTests {
         }
     }
 
+    @Test("given every option of every command when its help is printed then the help names it",
+          arguments: OptionTable.commands.filter { !$0.isHidden && !$0.words.isEmpty })
+    func helpNamesEveryOption(spec: CommandSpec) throws {
+        let topic = try #require(HelpTopic(rawValue: spec.words[0]))
+        let text = HelpText.text(for: topic)
+        for option in spec.options {
+            #expect(text.contains(option.long), "loctrack help \(topic.rawValue) lacks \(option.long)")
+        }
+    }
+
     @Test("given the table when read then no command spells two options alike and every word is shell-safe")
     func spellings() {
         for spec in OptionTable.commands {
