@@ -17,7 +17,8 @@ enum HelpText {
         Usage:
           loctrack stream [--min-accuracy METERS] [--min-distance METERS] [--interval SECONDS]
                           [--count N] [--duration SECONDS] [--format FORMAT] [--tid XX] [--no-reconnect] [--verbose]
-                          [--publish mqtt[s]://[USER@]HOST[:PORT]/TOPIC [PUBLISH OPTIONS]] [SOURCE]
+                          [--publish mqtt[s]://[USER@]HOST[:PORT]/TOPIC [PUBLISH OPTIONS]]
+                  [--output PATH [--sync SECONDS]] [SOURCE]
           loctrack once   [--min-accuracy METERS] [--timeout SECONDS] [--max-age SECONDS] [--format FORMAT] [--tid XX]
                           [--verbose] [SOURCE]
           loctrack monitor add|remove|list|run …   (see 'loctrack help monitor')
