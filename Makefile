@@ -220,10 +220,11 @@ bench-smoke: bench-build bench-tools
 #
 #   make faults          release build of loctrack in .build (FAULTS_SCRATCH: the one release
 #                        build), the flood emulator compiled to .build/flood_gpsd, then
-#                        faults 1-10 against scripted gpsds, gpsfake + a real gpsd and the flood
-#                        emulator (about 70 s on 2 cores): gpsd missing, killed and
+#                        faults 1-11 against scripted gpsds, gpsfake + a real gpsd and the flood
+#                        emulator (about 3 minutes on 2 cores): gpsd missing, killed and
 #                        restarted, not gpsd, half lines, bursts, overlong and malformed lines,
-#                        device lost, stdout closed or stalled, SIGINT/SIGTERM. Prints PASS or
+#                        device lost, stdout closed or stalled, SIGINT/SIGTERM, 1,200 SIGKILLs
+#                        while recording a track file (--output, every format). Prints PASS or
 #                        FAIL with a measured figure per fault, then a table; fails on any FAIL.
 #                        Artifacts and results.md: out/faults/.
 #   make faults-long     the same plus fault 12: 1,000,000 fixes from the flood emulator,

@@ -22,6 +22,7 @@ from .gpsd_missing import fault_1, fault_2
 from .harness import ROOT, Context, Result, load_average, now
 from .long_run import fault_12
 from .not_gpsd import fault_3
+from .recording import fault_11
 from .signals import fault_10
 from .stdout import fault_9
 
@@ -47,6 +48,9 @@ FAULTS = [
      "clear error (69) or retry with backoff; never a hang or a spin", False),
     ("4", fault_4, "half a line, then nothing",
      "~0 CPU while waiting; the fix printed when its line completes", False),
+    ("11", fault_11, "SIGKILL while recording (--output), every format, at full speed",
+     "the track file whole after every kill (GPX: XML + GPX 1.1), no record lost, changed or repeated; "
+     "writer killed too: the next recording cuts the torn end and continues", True),
     ("12", fault_12, "1,000,000 fixes from the flood emulator",
      "peak RSS flat between 100k and 1M fixes", True),
 ]
@@ -132,6 +136,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--stall-gpsd", type=float, default=40.0, help="the same with a real gpsd (default 40: "
                         "the socket buffers hold about 18 s of its output, so a shorter stall cannot show what "
                         "gpsd does then)")
+    parser.add_argument("--seed", type=int, help="seed of fault 11's random kill moments (default: a random "
+                        "one, printed in its figure)")
     parser.add_argument("--out", default=str(ROOT / "out" / "faults"), help="artifacts directory")
     args = parser.parse_args(argv)
 
@@ -149,7 +155,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     flood = find_flood(args.flood)
-    ctx = Context(args.loctrack, flood, out, args.stall, args.stall_gpsd)
+    ctx = Context(args.loctrack, flood, out, args.stall, args.stall_gpsd, args.seed)
     print("faults: loctrack %s; flood %s; load %s; artifacts in %s" % (
         args.loctrack, flood or "python (flood_gpsd not built)", load_average(), out), flush=True)
     started = now()

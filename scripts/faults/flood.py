@@ -22,10 +22,11 @@ PACKAGE = Path(__file__).resolve().parent
 
 def flood_command(ctx: Context, epochs_count: int, rate: float, step_ms: int, linger: float,
                   satellites: int = 16) -> List[str]:
-    """flood_gpsd: epoch k has time BASE_TIME + k * step_ms; rate 0 floods, else paced at rate Hz."""
+    """flood_gpsd: epoch k has time BASE_TIME + k * step_ms; rate 0 floods, else paced at rate Hz;
+    satellites 0: TPV reports only, no SKY."""
     if ctx.flood:
         return [ctx.flood, "-n", str(epochs_count), "-r", str(rate), "-s", str(step_ms), "-l", str(linger),
-                "-k", str(satellites), "-C", "1", "-W", "30"]
+                *(["-k", str(satellites)] if satellites else ["-t"]), "-C", "1", "-W", "30"]
     return [sys.executable, str(PACKAGE), "--python-flood", str(epochs_count), str(rate),
             str(step_ms), str(linger), str(satellites)]
 
@@ -57,7 +58,8 @@ def epoch_index(line: str, step_ms: int) -> Optional[int]:
 # == the Python flood (when Benchmarks/emulator/flood_gpsd.c cannot be built) ============================
 
 def python_flood(epochs_count: int, rate: float, step_ms: int, linger: float, satellites: int) -> int:
-    """A stand-in for flood_gpsd: the same banner, preamble and epoch times, TPV + SKY per epoch."""
+    """A stand-in for flood_gpsd: the same banner, preamble, epoch times and positions, TPV + SKY
+    per epoch (TPV alone for 0 satellites)."""
     listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     listener.bind(("127.0.0.1", 0))
@@ -72,11 +74,11 @@ def python_flood(epochs_count: int, rate: float, step_ms: int, linger: float, sa
             return 1
         request += chunk
     connection.sendall(b"".join(line + b"\r\n" for line in preamble()))
-    sky_line = sky(0, satellites) + b"\r\n"
+    sky_line = sky(0, satellites) + b"\r\n" if satellites else b""
     started = time.monotonic()
     batch = []
     for k in range(epochs_count):
-        batch.append(tpv(k, step=step_ms / 1000) + b"\r\n" + sky_line)
+        batch.append(tpv(k, step=step_ms / 1000, walk=1e-6) + b"\r\n" + sky_line)
         if rate > 0:
             due = started + k / rate
             delay = due - time.monotonic()

@@ -34,14 +34,17 @@ def load_average() -> str:
 
 
 class Context:
-    """The run's settings: the binaries, the artifacts folder, how long the stalls last."""
+    """The run's settings: the binaries, the artifacts folder, how long the stalls last, the seed
+    of random choices (None: a random one, which the fault reports)."""
 
-    def __init__(self, loctrack: str, flood: Optional[str], out: Path, stall: float, stall_gpsd: float = 40.0):
+    def __init__(self, loctrack: str, flood: Optional[str], out: Path, stall: float, stall_gpsd: float = 40.0,
+                 seed: Optional[int] = None):
         self.loctrack = loctrack
         self.flood = flood
         self.out = out
         self.stall_seconds = stall
         self.stall_gpsd_seconds = stall_gpsd
+        self.seed = seed
 
 
 class Server:

@@ -5,7 +5,7 @@ Each returns None when the process is gone (or /proc cannot be read)."""
 from __future__ import annotations
 
 import os
-from typing import Optional
+from typing import List, Optional
 
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 
@@ -48,3 +48,21 @@ def proc_switches(pid: int) -> Optional[int]:
         except (OSError, ValueError):
             continue
     return total
+
+
+def session_pids(session: int, among: Optional[List[int]] = None) -> List[int]:
+    """The processes of a session that have not exited (zombies left out), of all processes or
+    of `among`: what a process started with start_new_session left running, its children
+    included, after it died."""
+    members = []
+    for name in [str(pid) for pid in among] if among is not None else os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % name) as handle:
+                fields = handle.read().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if len(fields) > 3 and int(fields[3]) == session and fields[0] not in ("Z", "X"):
+            members.append(int(name))
+    return members
