@@ -94,7 +94,7 @@ extension EndToEndTests {
         }
 
         @Test("given a full disk (a 32 KiB tmpfs) when recording GPX and CSV then one line, exit 74, and each file is still whole",
-              .enabled(if: TrackFiles.canMount, "mounting a tmpfs needs root"), .timeLimit(.minutes(2)))
+              .enabled(if: TrackFiles.canMount, "mounting a tmpfs needs root with CAP_SYS_ADMIN"), .timeLimit(.minutes(2)))
         func fullDisk() async throws {
             let folder = try TrackFiles.temporaryFolder("full")
             defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -127,7 +127,7 @@ extension EndToEndTests {
         }
 
         @Test("given a read-only folder (a read-only tmpfs) when recording then one line and exit 74",
-              .enabled(if: TrackFiles.canMount, "mounting a tmpfs needs root"), .timeLimit(.minutes(1)))
+              .enabled(if: TrackFiles.canMount, "mounting a tmpfs needs root with CAP_SYS_ADMIN"), .timeLimit(.minutes(1)))
         func readOnlyFolder() async throws {
             let folder = try TrackFiles.temporaryFolder("readonly")
             defer { try? FileManager.default.removeItem(atPath: folder) }

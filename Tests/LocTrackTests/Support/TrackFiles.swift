@@ -44,6 +44,14 @@ enum TrackFiles {
         return process.terminationStatus == 0
     }
 
-    /// Mounting a small tmpfs (a full disk, a read-only folder) needs root.
-    static var canMount: Bool { geteuid() == 0 && FileManager.default.isExecutableFile(atPath: "/bin/mount") }
+    /// Whether this process can mount a small tmpfs (a full disk, a read-only folder): it
+    /// needs root with CAP_SYS_ADMIN, which a container's root may lack. Tried once.
+    static let canMount: Bool = {
+        guard geteuid() == 0, FileManager.default.isExecutableFile(atPath: "/bin/mount"),
+              let folder = try? temporaryFolder("probe") else { return false }
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        guard mountCommand("mount", ["-t", "tmpfs", "-o", "size=4k", "tmpfs", folder]) else { return false }
+        mountCommand("umount", [folder])
+        return true
+    }()
 }
