@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 @testable import LocTrackCLI
 
 /// Runs loctrack's completion scripts in the real shells and reports what each offered.
@@ -10,6 +11,15 @@ enum CompletionShells {
         let directories = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
         return directories.map { "\($0)/\(shell)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
+
+    /// Whether a pseudo-terminal can be opened (zsh's interactive completion runs on one);
+    /// a container may have no /dev/ptmx.
+    static let hasPseudoTerminals: Bool = {
+        let descriptor = open("/dev/ptmx", O_RDWR | O_NOCTTY)
+        guard descriptor >= 0 else { return false }
+        close(descriptor)
+        return true
+    }()
 
     /// bash: for each command line (its words, the last one being completed, as bash splits
     /// them: `--format=g` is `--format`, `=`, `g`), `_loctrack`'s COMPREPLY.

@@ -91,7 +91,8 @@ struct CompletionScriptTests {
     }
 
     @Test("given a command line when Tab is pressed in an interactive zsh then it offers what the table says",
-          .enabled(if: CompletionShells.path(of: "zsh") != nil, "zsh is not installed (make deps installs it)"))
+          .enabled(if: CompletionShells.path(of: "zsh") != nil, "zsh is not installed (make deps installs it)"),
+          .enabled(if: CompletionShells.hasPseudoTerminals, "no pseudo-terminal to run an interactive zsh on"))
     func zshCompletes() async throws {
         let lines = Self.cases.map { $0.words.joined(separator: " ") } + ["loctrack stream --format=g"]
         let replies = try await CompletionShells.zsh(lines)
