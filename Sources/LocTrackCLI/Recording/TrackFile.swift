@@ -17,10 +17,10 @@ final class TrackFile {
     /// Bytes after `end` (and after the GPX tail) that are not part of the track: a torn end
     /// found when the file was opened; cut by the first write.
     private var cut: Int64 = 0
-    /// GPX: the next point closes the open segment and starts another (a continued file,
-    /// or a break in the track).
+    /// GPX: a segment is open (the tail's `</trkseg>` closes it); else the next point opens one.
     private var segmentOpen = false
-    /// GPX: the next point starts a segment of its own (the first one of a continued file).
+    /// GPX: the next point starts a segment of its own (the first one of a continued file);
+    /// a break in the track comes with the record instead (`startsSegment`).
     private var breakBeforeNext = false
     /// The file did not exist: a first write that fails removes it again.
     private let created: Bool
