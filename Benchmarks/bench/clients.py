@@ -18,7 +18,7 @@ import shutil
 import subprocess
 from dataclasses import dataclass, field
 
-from .findings import note
+from .findings import log, note
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PYTHON_CLIENT = os.path.join(HERE, "python-client", "gps_client.py")
@@ -102,3 +102,19 @@ def rotate(items, k):
     items = list(items)
     k %= len(items)
     return items[k:] + items[:k]
+
+
+def rounds_of(opts, variants, run_one, describe):
+    """[{variant: measurements or None}, one per round]: every variant once a round, in an
+    order rotated round by round; `describe(m)` is the log line's tail for a finished run."""
+    width = max(len(v) for v in variants)
+    rounds = []
+    for r in range(opts.rounds):
+        result = {}
+        for variant in rotate(variants, r):
+            m = run_one(variant)
+            result[variant] = m
+            if m:
+                log(f"  round {r + 1} {variant:{width}s} {describe(m)}")
+        rounds.append(result)
+    return rounds

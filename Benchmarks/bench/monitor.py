@@ -23,7 +23,7 @@ import json
 import os
 import shutil
 
-from .clients import LOCTRACK, rotate
+from .clients import LOCTRACK, rounds_of
 from .findings import log, warn
 from .flood import WORKLOADS, start_emulator, stderr_tail
 from .geofences import circle_on_track, write_polygons
@@ -126,6 +126,12 @@ def measured_run(opts, clients, variant: str, workload: str, geojson: str, workd
     return m
 
 
+def describe_monitor(m) -> str:
+    add = f"  (add {m['add']['wall']:.3f} s)" if m["add"] else ""
+    return (f"wall {m['wall']:8.3f} s  cpu/fix {m['cpu_us']:8.2f} us  rss {m['rss_mb'] or 0:6.1f} MB  "
+            f"private {m['private_mb'] or 0:6.2f} MB  lines {m['events']}{add}")
+
+
 def run_monitor(opts, clients: dict, workdir: str):
     """{"rounds": {workload: [{variant: measurements}, one per round]}, "geojson_mb": size}"""
     base = os.path.join(workdir, "monitor")
@@ -136,18 +142,8 @@ def run_monitor(opts, clients: dict, workdir: str):
     for workload in WORKLOADS:
         log(f"== monitor, {workload}: {opts.flood_epochs:,} epochs, {opts.rounds} rounds, "
             f"{opts.monitor_polygons:,} polygons ({size / 1e6:.1f} MB of GeoJSON)")
-        rounds = []
-        for r in range(opts.rounds):
-            result = {}
-            for variant in rotate(variants(opts), r):
-                m = measured_run(opts, clients, variant, workload, geojson, base)
-                result[variant] = m
-                if m:
-                    add = f"  (add {m['add']['wall']:.3f} s)" if m["add"] else ""
-                    log(f"  round {r + 1} {variant:27s} wall {m['wall']:8.3f} s  cpu/fix {m['cpu_us']:8.2f} us  "
-                        f"rss {m['rss_mb'] or 0:6.1f} MB  private {m['private_mb'] or 0:6.2f} MB  "
-                        f"lines {m['events']}{add}")
-            rounds.append(result)
+        rounds = rounds_of(opts, variants(opts), lambda variant: measured_run(opts, clients, variant, workload, geojson, base),
+                           describe_monitor)
         results[workload] = rounds
     check_determinism(results)
     shutil.rmtree(base, ignore_errors=True)

@@ -29,7 +29,7 @@ import time
 import zlib
 
 from .broker import MOSQUITTO_PUB, Broker, Subscriber
-from .clients import TIME_RE, TPV_START, rotate
+from .clients import TIME_RE, TPV_START, rounds_of
 from .findings import log, note, warn
 from .flood import WORKLOADS, start_emulator, stderr_tail
 from .measure import median, ratio, run_measured
@@ -170,6 +170,12 @@ def publish_run(opts, variant: str, workload: str, workdir: str):
     return m
 
 
+def describe_publish(m) -> str:
+    pub = f" + pub {m['pub_us']:5.2f}" if m["pub_us"] is not None else ""
+    return (f"end-to-end {m['e2e']:7.3f} s  {m['rate']:8.0f} msg/s  cpu/msg loctrack {m['loctrack_us']:5.2f}{pub} "
+            f"broker {m['broker_us']:5.2f} us  rss {m['rss_mb'] or 0:5.1f} MB  private {m['private_mb'] or 0:5.2f} MB")
+
+
 def run_publish(opts, workdir: str):
     """{workload: [{variant: measurements}, one per round]}; only the pipeline when loctrack cannot publish."""
     variants = list(VARIANTS)
@@ -182,18 +188,7 @@ def run_publish(opts, workdir: str):
     for workload in WORKLOADS:
         log(f"== publish, {workload}: {opts.publish_messages:,} messages at QoS 1, {opts.rounds} rounds: "
             + " against ".join(variants))
-        rounds = []
-        for r in range(opts.rounds):
-            result = {}
-            for variant in rotate(variants, r):
-                m = publish_run(opts, variant, workload, base)
-                result[variant] = m
-                if m:
-                    pub = f" + pub {m['pub_us']:5.2f}" if m["pub_us"] is not None else ""
-                    log(f"  round {r + 1} {variant:25s} end-to-end {m['e2e']:7.3f} s  {m['rate']:8.0f} msg/s  "
-                        f"cpu/msg loctrack {m['loctrack_us']:5.2f}{pub} broker {m['broker_us']:5.2f} us  "
-                        f"rss {m['rss_mb'] or 0:5.1f} MB  private {m['private_mb'] or 0:5.2f} MB")
-            rounds.append(result)
+        rounds = rounds_of(opts, variants, lambda variant: publish_run(opts, variant, workload, base), describe_publish)
         results[workload] = rounds
     shutil.rmtree(base, ignore_errors=True)
     return results

@@ -26,7 +26,7 @@ import subprocess
 import time
 import xml.etree.ElementTree as ElementTree
 
-from .clients import rotate
+from .clients import rounds_of
 from .findings import log, warn
 from .flood import WORKLOADS, start_emulator, stderr_tail
 from .measure import median, ratio, run_measured
@@ -143,16 +143,9 @@ def run_record(opts, workdir: str):
     results = {}
     for workload in WORKLOADS:
         log(f"== record, {workload}: {opts.flood_epochs:,} epochs, {opts.rounds} rounds")
-        rounds = []
-        for r in range(opts.rounds):
-            result = {}
-            for variant in rotate(names, r):
-                m = measured_run(opts, variant, workload, base)
-                result[variant] = m
-                if m:
-                    log(f"  round {r + 1} {variant:28s} wall {m['wall']:7.3f} s  cpu/fix {m['cpu_us']:7.2f} us  "
-                        f"private {m['private_mb'] or 0:6.2f} MB  fixes {m['points']}")
-            rounds.append(result)
+        rounds = rounds_of(opts, names, lambda variant: measured_run(opts, variant, workload, base),
+                           lambda m: f"wall {m['wall']:7.3f} s  cpu/fix {m['cpu_us']:7.2f} us  "
+                                     f"private {m['private_mb'] or 0:6.2f} MB  fixes {m['points']}")
         results[workload] = rounds
     rng = random.Random(opts.flood_epochs)
     kills = {v: kill_check(opts, v, base, rng) for v in (REDIRECT_GPX, OUTPUT_GPX, GPXLOGGER) if v in names}
