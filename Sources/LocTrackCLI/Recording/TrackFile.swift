@@ -95,12 +95,12 @@ final class TrackFile {
             if isNew, let header { bytes += header }
             for record in records { bytes += record.payload }
         case .gpx:
-            if isNew { bytes += Array(GPXEncoder.header.utf8) }
+            if isNew { bytes += TrackFileLayout.gpxHeader }
             for record in records {
                 if !segmentOpen {
-                    bytes += Array(GPXEncoder.segmentStart.utf8)
+                    bytes += TrackFileLayout.gpxSegmentStart
                 } else if record.startsSegment || breakBeforeNext {
-                    bytes += Array((GPXEncoder.segmentEnd + GPXEncoder.segmentStart).utf8)
+                    bytes += TrackFileLayout.gpxSegmentBreak
                 }
                 (segmentOpen, breakBeforeNext) = (true, false)
                 bytes += record.payload

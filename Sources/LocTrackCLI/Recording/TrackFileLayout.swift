@@ -18,6 +18,10 @@ enum TrackFileLayout: Equatable {
         }
     }
 
+    // GPX's framing as bytes, made once: the track writer adds them with every batch.
+    static let gpxHeader = Array(GPXEncoder.header.utf8)
+    static let gpxSegmentStart = Array(GPXEncoder.segmentStart.utf8)
+    static let gpxSegmentBreak = Array((GPXEncoder.segmentEnd + GPXEncoder.segmentStart).utf8)
     static let gpxTail = Array((GPXEncoder.segmentEnd + GPXEncoder.documentEnd).utf8)
 
     /// Where recording continues in an existing file.
