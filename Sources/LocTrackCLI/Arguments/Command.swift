@@ -31,20 +31,20 @@ public enum Command: Equatable, Sendable {
         public var reconnect = true
         /// Report every connection event and skipped report on stderr.
         public var verbose = false
-        /// `--publish URL` and its companions: each line is also a message to the broker.
-        public var publish: PublishOptions?
+        /// Each `--publish URL` with its companions: each line is a message to that broker.
+        public var publishes: [PublishOptions]
         /// `--tid`: the tracker id of `--format owntracks` (nil: from the host name).
-        /// The same value is `publish?.tid`.
+        /// The same value is every `publishes[i].tid`.
         public var trackerID: String?
-        /// `--output PATH` and `--sync`: write track files instead of stdout.
-        public var record: RecordOptions?
+        /// Each `--output PATH`, with `--sync`: track files.
+        public var records: [RecordOptions]
 
         public init(
             minimumAccuracy: Double? = nil, minimumDistance: Double? = nil, intervalSeconds: Double? = nil,
             count: Int? = nil, durationSeconds: Double? = nil,
             format: OutputFormat? = nil, source: GPSDSource = .default,
             reconnect: Bool = true, verbose: Bool = false,
-            publish: PublishOptions? = nil, trackerID: String? = nil, record: RecordOptions? = nil
+            publishes: [PublishOptions] = [], trackerID: String? = nil, records: [RecordOptions] = []
         ) {
             self.minimumAccuracy = minimumAccuracy
             self.minimumDistance = minimumDistance
@@ -55,9 +55,9 @@ public enum Command: Equatable, Sendable {
             self.source = source
             self.reconnect = reconnect
             self.verbose = verbose
-            self.publish = publish
+            self.publishes = publishes
             self.trackerID = trackerID
-            self.record = record
+            self.records = records
         }
     }
 
@@ -164,13 +164,13 @@ public enum Command: Equatable, Sendable {
                 sawSource = true
             }
         }
-        options.publish = try publishing.options(trackerIDAlone: true)
+        options.publishes = try publishing.options(trackerIDAlone: true)
         options.trackerID = publishing.tid
-        options.record = try recording.options(publishing: options.publish != nil)
-        if options.publish == nil, options.trackerID != nil, options.format != .owntracks {
+        options.records = try recording.options()
+        if options.publishes.isEmpty, options.trackerID != nil, options.format != .owntracks {
             throw UsageError.needs("--tid", what: "--publish or --format owntracks")
         }
-        if options.publish != nil, options.format == .csv || options.format == .gpx {
+        if !options.publishes.isEmpty, options.format == .csv || options.format == .gpx {
             throw UsageError.publishNeedsLineFormat
         }
         return .stream(options)

@@ -62,22 +62,23 @@ public enum MonitorCommand: Equatable, Sendable {
         public var source: GPSDSource = .default
         public var reconnect = true
         public var verbose = false
-        /// `--publish URL` and its companions: each event is also a message, to TOPIC/event.
-        public var publish: PublishOptions?
-        /// `--output PATH` and `--sync`: write the events to files instead of stdout.
-        public var record: RecordOptions?
+        /// Each `--publish URL` with its companions: each event is a message to that
+        /// broker, on TOPIC/event.
+        public var publishes: [PublishOptions]
+        /// Each `--output PATH`, with `--sync`: files of events.
+        public var records: [RecordOptions]
 
         public init(name: String = MonitorCommand.defaultName, format: Format? = nil, dwellSeconds: Double = 0,
                     source: GPSDSource = .default, reconnect: Bool = true, verbose: Bool = false,
-                    publish: PublishOptions? = nil, record: RecordOptions? = nil) {
+                    publishes: [PublishOptions] = [], records: [RecordOptions] = []) {
             self.name = name
             self.format = format
             self.dwellSeconds = dwellSeconds
             self.source = source
             self.reconnect = reconnect
             self.verbose = verbose
-            self.publish = publish
-            self.record = record
+            self.publishes = publishes
+            self.records = records
         }
     }
 }
@@ -225,8 +226,8 @@ extension MonitorCommand {
                 sawSource = true
             }
         }
-        options.publish = try publishing.options()
-        options.record = try recording.options(publishing: options.publish != nil)
+        options.publishes = try publishing.options()
+        options.records = try recording.options()
         return .monitor(.run(options))
     }
 }

@@ -33,19 +33,24 @@ struct OptionSpec: Equatable, Sendable {
     let placeholder: String
     /// One line, lower case, no final full stop: what the shells show beside the option.
     let summary: String
+    /// May be given more than once, each time meaning more (`--publish`, `--output`, and the
+    /// companions of each `--publish`): completions offer it again.
+    let repeats: Bool
 
     /// An option that takes a value: `OptionSpec("--count", .integer, "N", "exit 0 after N fixes")`.
-    init(_ long: String, short: String? = nil, _ value: OptionValue, _ placeholder: String, _ summary: String) {
+    init(_ long: String, short: String? = nil, _ value: OptionValue, _ placeholder: String, _ summary: String,
+         repeats: Bool = false) {
         self.long = long
         self.short = short
         self.value = value
         self.placeholder = placeholder
         self.summary = summary
+        self.repeats = repeats
     }
 
     /// A flag: `OptionSpec("--verbose", short: "-v", "report …")`.
-    init(_ long: String, short: String? = nil, _ summary: String) {
-        self.init(long, short: short, .none, "", summary)
+    init(_ long: String, short: String? = nil, _ summary: String, repeats: Bool = false) {
+        self.init(long, short: short, .none, "", summary, repeats: repeats)
     }
 
     /// Every spelling: long first.

@@ -92,20 +92,24 @@ enum OptionTable {
 
     /// `--output` and `--sync` (``RecordArguments``).
     private static let recording = [
-        OptionSpec("--output", short: "-o", .file, "PATH", "write track files named by PATH (strftime fields) instead of stdout"),
-        OptionSpec("--sync", .number, "SECONDS", "fdatasync the file at most every SECONDS"),
+        OptionSpec("--output", short: "-o", .file, "PATH", "write track files named by PATH (strftime fields); repeatable",
+                   repeats: true),
+        OptionSpec("--sync", .number, "SECONDS", "fdatasync the files at most every SECONDS"),
     ]
 
-    /// `--publish` and its companions (``PublishArguments``).
+    /// `--publish` and its companions (``PublishArguments``); each companion belongs to
+    /// the `--publish` before it, so all of them repeat.
     private static let publishing = [
-        OptionSpec("--publish", .url, "URL", "publish each line to mqtt[s]://[USER@]HOST[:PORT]/TOPIC"),
-        OptionSpec("--qos", .choice(PublishOptions.qosLevels.map(String.init)), "N", "MQTT quality of service"),
-        OptionSpec("--retain", "the broker keeps the last message for new subscribers"),
-        OptionSpec("--client-id", .text, "ID", "MQTT client id (default loctrack-HOSTNAME)"),
-        OptionSpec("--cafile", .file, "FILE", "CA certificates for mqtts://"),
-        OptionSpec("--password-file", .file, "FILE", "its first line is the broker password"),
-        OptionSpec("--spool", .directory, "DIR", "messages wait here until the broker has them"),
-        OptionSpec("--spool-limit", .text, "SIZE", "at most SIZE bytes spooled, then the oldest go"),
+        OptionSpec("--publish", .url, "URL", "publish each line to mqtt[s]://[USER@]HOST[:PORT]/TOPIC; repeatable",
+                   repeats: true),
+        OptionSpec("--qos", .choice(PublishOptions.qosLevels.map(String.init)), "N", "MQTT quality of service",
+                   repeats: true),
+        OptionSpec("--retain", "the broker keeps the last message for new subscribers", repeats: true),
+        OptionSpec("--client-id", .text, "ID", "MQTT client id (default loctrack-HOSTNAME)", repeats: true),
+        OptionSpec("--cafile", .file, "FILE", "CA certificates for mqtts://", repeats: true),
+        OptionSpec("--password-file", .file, "FILE", "its first line is the broker password", repeats: true),
+        OptionSpec("--spool", .directory, "DIR", "messages wait here until the broker has them", repeats: true),
+        OptionSpec("--spool-limit", .text, "SIZE", "at most SIZE bytes spooled, then the oldest go", repeats: true),
         trackerID,
     ]
 }

@@ -2,15 +2,29 @@ import LocTrackMQTT
 
 /// `--publish URL` and its companions, collected while `stream` or `monitor run` scans its
 /// arguments, then checked together: one place for both commands.
+///
+/// `--publish` may be given more than once (a home broker and a fleet broker). Each
+/// companion option (`--qos`, `--retain`, `--client-id`, `--cafile`, `--password-file`,
+/// `--spool`, `--spool-limit`) belongs to the nearest `--publish` before it; companions
+/// given before the first `--publish` belong to the first. So with one broker the
+/// options may stand anywhere, as they always could. `--tid` names the tracker, not a
+/// broker: it applies to every broker.
 struct PublishArguments {
-    private var broker: BrokerURL?
-    private var qos = PublishOptions.defaultQoS
-    private var retain = false
-    private var clientID: String?
-    private var caFile: String?
-    private var passwordFile: String?
-    private var spoolDirectory: String?
-    private var spoolLimitBytes = PublishOptions.defaultSpoolLimitBytes
+    /// One `--publish` and its companions.
+    private struct Broker {
+        var url: BrokerURL?
+        var qos = PublishOptions.defaultQoS
+        var retain = false
+        var clientID: String?
+        var caFile: String?
+        var passwordFile: String?
+        var spoolDirectory: String?
+        var spoolLimitBytes = PublishOptions.defaultSpoolLimitBytes
+    }
+
+    /// The brokers in the order given; the first collects the companions that come before
+    /// any `--publish`.
+    private var brokers = [Broker()]
     /// `--tid`: also the tracker id of `stream --format owntracks` without `--publish`.
     private(set) var tid: String?
     /// The first companion option given other than `--tid`, for "--qos needs --publish".
@@ -22,63 +36,101 @@ struct PublishArguments {
         switch option {
         case "--publish":
             let text = try scanner.value(for: option)
+            let url: BrokerURL
             do {
-                broker = try BrokerURL(parsing: text)
+                url = try BrokerURL(parsing: text)
             } catch {
                 throw .invalidBrokerURL(reason: error.description)
             }
+            if brokers[brokers.count - 1].url != nil { brokers.append(Broker()) }
+            brokers[brokers.count - 1].url = url
             return true
+        case "--tid":
+            tid = try scanner.trackerID()
+            return true
+        default:
+            guard try takeCompanion(option, from: &scanner, into: &brokers[brokers.count - 1]) else { return false }
+            if firstCompanion == nil { firstCompanion = option }
+            return true
+        }
+    }
+
+    private func takeCompanion(_ option: String, from scanner: inout ArgumentScanner, into broker: inout Broker)
+        throws(UsageError) -> Bool
+    {
+        switch option {
         case "--qos":
             let text = try scanner.value(for: option)
             guard let number = Int(text), PublishOptions.isValidQoS(number) else {
                 throw .invalidValue(text, option: option, expected: "0, 1 or 2")
             }
-            qos = number
+            broker.qos = number
         case "--retain":
-            retain = true
+            broker.retain = true
         case "--client-id":
             let text = try scanner.value(for: option)
             guard PublishOptions.isValidClientID(text) else {
                 throw .invalidValue(text, option: option, expected: "1 to 65535 bytes without '/', not '.' or '..'")
             }
-            clientID = text
+            broker.clientID = text
         case "--cafile":
-            caFile = try scanner.path(for: option, expected: "a file name")
+            broker.caFile = try scanner.path(for: option, expected: "a file name")
         case "--password-file":
-            passwordFile = try scanner.path(for: option, expected: "a file name")
+            broker.passwordFile = try scanner.path(for: option, expected: "a file name")
         case "--spool":
-            spoolDirectory = try scanner.path(for: option, expected: "a directory")
+            broker.spoolDirectory = try scanner.path(for: option, expected: "a directory")
         case "--spool-limit":
             let text = try scanner.value(for: option)
             guard let bytes = PublishOptions.byteCount(parsing: text) else {
                 throw .invalidValue(text, option: option, expected: "a size of 1 byte or more, e.g. 500000, 500K, 100M, 2G")
             }
-            spoolLimitBytes = bytes
-        case "--tid":
-            tid = try scanner.trackerID()
-            return true
+            broker.spoolLimitBytes = bytes
         default:
             return false
         }
-        if firstCompanion == nil { firstCompanion = option }
         return true
     }
 
-    /// The options, or nil without `--publish`.
+    /// One ``PublishOptions`` per `--publish`, in the order given; empty without `--publish`.
     /// - Parameter trackerIDAlone: `--tid` is allowed without `--publish` (the caller checks
     ///   what else it needs: stream's `--format owntracks`).
-    /// - Throws: a companion without `--publish`; `--cafile` with an `mqtt://` URL.
-    func options(trackerIDAlone: Bool = false) throws(UsageError) -> PublishOptions? {
-        guard let broker else {
+    /// - Throws: a companion without `--publish`; `--cafile` with an `mqtt://` URL; two
+    ///   `--publish` to one broker with one client id (the broker would let only one of them
+    ///   stay connected) or into one `--spool` folder (one spool cannot serve two brokers).
+    func options(trackerIDAlone: Bool = false) throws(UsageError) -> [PublishOptions] {
+        guard brokers[0].url != nil else {
             if let firstCompanion { throw .needs(firstCompanion, what: "--publish") }
             if tid != nil && !trackerIDAlone { throw .needs("--tid", what: "--publish") }
-            return nil
+            return []
         }
-        if caFile != nil && !broker.usesTLS {
-            throw .needs("--cafile", what: "an mqtts:// URL in --publish (it is the CA for TLS)")
+        var options: [PublishOptions] = []
+        for broker in brokers {
+            guard let url = broker.url else { continue }
+            if broker.caFile != nil && !url.usesTLS {
+                throw .needs("--cafile", what: "an mqtts:// URL in --publish (it is the CA for TLS)")
+            }
+            options.append(PublishOptions(
+                broker: url, qos: broker.qos, retain: broker.retain, clientID: broker.clientID, caFile: broker.caFile,
+                passwordFile: broker.passwordFile, spoolDirectory: broker.spoolDirectory,
+                spoolLimitBytes: broker.spoolLimitBytes, tid: tid))
         }
-        return PublishOptions(
-            broker: broker, qos: qos, retain: retain, clientID: clientID, caFile: caFile, passwordFile: passwordFile,
-            spoolDirectory: spoolDirectory, spoolLimitBytes: spoolLimitBytes, tid: tid)
+        try Self.checkDistinct(options)
+        return options
+    }
+
+    /// What two brokers of one command may not share (the spool folders that follow from
+    /// the environment are compared when the sinks start: ``SinkFactory``).
+    private static func checkDistinct(_ options: [PublishOptions]) throws(UsageError) {
+        for (index, later) in options.enumerated() {
+            for earlier in options[..<index] {
+                if earlier.broker.host == later.broker.host, earlier.broker.port == later.broker.port,
+                   earlier.clientID == later.clientID {
+                    throw .sharedBrokerSession(broker: "\(later.broker.host):\(later.broker.port)", clientID: later.clientID)
+                }
+                if let folder = later.spoolDirectory, folder == earlier.spoolDirectory {
+                    throw .sharedSpool(folder)
+                }
+            }
+        }
     }
 }

@@ -15,9 +15,10 @@ public struct RecordOptions: Equatable, Sendable {
 }
 
 /// Collects `--output` and `--sync` while `stream` or `monitor run` scans its arguments,
-/// then checks them together: one place for both commands.
+/// then checks them together: one place for both commands. `--output` may be given more
+/// than once (a GPX file and a CSV file); `--sync` applies to every one.
 struct RecordArguments {
-    private var path: TrackPathPattern?
+    private var paths: [TrackPathPattern] = []
     private var syncSeconds: Double?
 
     /// Takes `option` and its value when it is a recording option.
@@ -26,11 +27,15 @@ struct RecordArguments {
         switch option {
         case "--output", "-o":
             let text = try scanner.value(for: "--output")
+            let path: TrackPathPattern
             do {
                 path = try TrackPathPattern(text)
             } catch {
                 throw .invalidValue(text, option: "--output", expected: error.expected)
             }
+            // Two track writers cannot share a file (the second would find it locked).
+            guard !paths.contains(path) else { throw .duplicateOutput(text) }
+            paths.append(path)
         case "--sync":
             syncSeconds = try scanner.nonNegativeNumber(for: "--sync", unit: "seconds")
         default:
@@ -39,14 +44,10 @@ struct RecordArguments {
         return true
     }
 
-    /// The options, or nil without `--output`.
-    /// - Throws: `--sync` without `--output`; `--output` with `--publish` (one destination).
-    func options(publishing: Bool) throws(UsageError) -> RecordOptions? {
-        guard let path else {
-            if syncSeconds != nil { throw .needs("--sync", what: "--output") }
-            return nil
-        }
-        if publishing { throw .conflictingOptions("--output", "--publish") }
-        return RecordOptions(path: path, syncSeconds: syncSeconds ?? RecordOptions.defaultSyncSeconds)
+    /// One ``RecordOptions`` per `--output`, in the order given; empty without `--output`.
+    /// - Throws: `--sync` without `--output`.
+    func options() throws(UsageError) -> [RecordOptions] {
+        if paths.isEmpty, syncSeconds != nil { throw .needs("--sync", what: "--output") }
+        return paths.map { RecordOptions(path: $0, syncSeconds: syncSeconds ?? RecordOptions.defaultSyncSeconds) }
     }
 }

@@ -25,6 +25,13 @@ public enum UsageError: Error, Equatable, Sendable, CustomStringConvertible {
     case publishNeedsLineFormat
     /// `--publish` with a URL that cannot be used; the reason never repeats a password.
     case invalidBrokerURL(reason: String)
+    /// Two `--publish` to one broker with one client id: the broker keeps one connection
+    /// per client id, so each would keep pushing the other off.
+    case sharedBrokerSession(broker: String, clientID: String)
+    /// Two `--publish` with one spool folder: a spool belongs to one broker connection.
+    case sharedSpool(String)
+    /// The same `--output` twice: two track writers cannot share a file.
+    case duplicateOutput(String)
 
     public var description: String {
         switch self {
@@ -66,6 +73,12 @@ public enum UsageError: Error, Equatable, Sendable, CustomStringConvertible {
             "--publish sends one message per line: use --format json, geojson, owntracks or text"
         case .invalidBrokerURL(let reason):
             "--publish: \(reason)"
+        case .sharedBrokerSession(let broker, let clientID):
+            "two --publish connect to \(broker) as client id '\(clientID)': give one of them its own --client-id"
+        case .sharedSpool(let folder):
+            "two --publish use the spool \(folder): give each its own --spool or --client-id"
+        case .duplicateOutput(let path):
+            "--output \(path) is given twice: two track writers cannot share a file"
         }
     }
 }

@@ -79,7 +79,8 @@ enum ZshCompletion {
 
     /// `'--format=[summary]:FORMAT:(json text …)'`, or with a short spelling
     /// `'(-v --verbose)'{-v,--verbose}'[summary]'`. The `=` after a long option that takes a
-    /// value lets zsh complete it after `=` as well as in the next word.
+    /// value lets zsh complete it after `=` as well as in the next word. An option that
+    /// repeats (`--publish`) starts with `*`, which zsh offers again after it was given.
     private static func optionSpec(_ option: OptionSpec) -> String {
         let long = option.long + (option.value.takesValue ? "=" : "")
         var rest = "[" + escapeBrackets(option.summary) + "]"
@@ -88,9 +89,11 @@ enum ZshCompletion {
         }
         // --help and --version end the command line: nothing else is offered with them.
         let ends = option.long == "--help" || option.long == "--version"
+        let again = option.repeats ? "*" : ""
         guard let short = option.short else {
-            return quote((ends ? "(- : *)" : "") + long + rest)
+            return quote((ends ? "(- : *)" : "") + again + long + rest)
         }
+        if option.repeats { return quote(again) + "{\(short),\(long)}" + quote(rest) }
         let exclusions = ends ? "(- : *)" : "(\(short) \(option.long))"
         return quote(exclusions) + "{\(short),\(long)}" + quote(rest)
     }

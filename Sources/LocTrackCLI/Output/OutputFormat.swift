@@ -21,17 +21,24 @@ public enum OutputFormat: String, CaseIterable, Equatable, Sendable {
         stdoutIsTerminal ? .text : .json
     }
 
-    /// `--output` without `--format`: the format a file of this name holds (`.gpx`, `.csv`,
-    /// `.geojson`, `.txt`), else JSON lines.
-    public init(fileName: String) {
+    /// The format a track file of this name holds: the one its extension names (`.gpx`,
+    /// `.csv`, `.geojson`, `.txt`), else `other` (`--format`), else JSON lines.
+    public init(fileName: String, otherwise other: OutputFormat? = nil) {
+        self = Self.named(byExtensionOf: fileName) ?? other ?? .json
+    }
+
+    /// The format a file name's extension names, or nil (`.json`, `.jsonl` and others name
+    /// none: JSON lines, OwnTracks and GeoJSON lines are all JSON).
+    static func named(byExtensionOf fileName: String) -> OutputFormat? {
         let name = fileName.split(separator: "/").last.map(String.init) ?? fileName
-        let suffix = name.split(separator: ".").count > 1 ? name.split(separator: ".").last.map { $0.lowercased() } : nil
+        let parts = name.split(separator: ".")
+        guard parts.count > 1, let suffix = parts.last?.lowercased() else { return nil }
         switch suffix {
-        case "gpx": self = .gpx
-        case "csv": self = .csv
-        case "geojson", "geojsonl", "geojsons": self = .geojson
-        case "txt", "text", "log": self = .text
-        default: self = .json
+        case "gpx": return .gpx
+        case "csv": return .csv
+        case "geojson", "geojsonl", "geojsons": return .geojson
+        case "txt", "text", "log": return .text
+        default: return nil
         }
     }
 

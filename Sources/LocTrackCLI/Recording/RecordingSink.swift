@@ -6,16 +6,27 @@ import LocTrack
 ///
 /// The pipe is written by an ``OutputWriter``, so the consumer of fixes never waits on
 /// the disk, with stdout's buffering policy: a writer stuck for over a second (a hung
-/// disk) has the oldest whole batches dropped and counted on stderr. At the end the pipe
-/// is closed and the writer's exit status becomes the command's.
+/// disk) has the oldest whole batches dropped and counted on stderr. Beside other sinks
+/// (`waitsForRoom` false) it never waits that second, so that a slow disk delays no
+/// broker; its queue is then larger instead (``queuedBytesBesideOthers``). At the end
+/// the pipe is closed and the writer's exit status becomes the command's.
 final class RecordingSink: LineSink {
     private let writer: OutputWriter
     private let pipeDescriptor: Int32
     private let child: pid_t
+    private let waitsForRoom: Bool
+
+    /// 4 MiB: about 10,000 JSON lines, 17 minutes of a 10 Hz receiver, held while the
+    /// track writer's disk is slow before the oldest are dropped.
+    static let queuedBytesBesideOthers = 4 << 20
 
     /// Starts the track writer.
-    /// - Parameter onClosed: called once when the writer goes away (its own error ends it).
-    init(format: OutputFormat, options: RecordOptions, onClosed: @escaping @Sendable () -> Void) throws(Errno) {
+    /// - Parameters:
+    ///   - waitsForRoom: whether a full queue first makes the command wait up to a second.
+    ///   - onClosed: called once when the writer goes away (its own error ends it).
+    init(format: OutputFormat, options: RecordOptions, waitsForRoom: Bool = true,
+         onClosed: @escaping @Sendable () -> Void) throws(Errno) {
+        self.waitsForRoom = waitsForRoom
         var ends: [Int32] = [-1, -1]
         guard pipe(&ends) == 0 else { throw .current }
         // Close-on-exec: the writer gets its end as stdin only, never the write end (it
@@ -31,11 +42,14 @@ final class RecordingSink: LineSink {
         }
         close(ends[0])
         pipeDescriptor = ends[1]
-        writer = OutputWriter(descriptor: ends[1], onClosed: onClosed)
+        writer = OutputWriter(
+            descriptor: ends[1],
+            maximumQueuedBytes: waitsForRoom ? OutputWriter.defaultMaximumQueuedBytes : Self.queuedBytesBesideOthers,
+            onClosed: onClosed)
     }
 
     func send(_ output: OutputBytes, lines: Int) async -> Bool {
-        await writer.enqueueAllowingHiccups(output, lines: lines)
+        waitsForRoom ? await writer.enqueueAllowingHiccups(output, lines: lines) : writer.enqueue(output.bytes, lines: lines)
     }
 
     /// The writer frames each file itself (GPX's head and tail, CSV's header).

@@ -54,8 +54,8 @@ enum HelpText {
     static let stream = """
         Usage: loctrack stream [--min-accuracy METERS] [--min-distance METERS] [--interval SECONDS]
                                [--count N] [--duration SECONDS] [--format FORMAT] [--tid XX] [--no-reconnect]
-                               [--verbose] [--publish URL [PUBLISH OPTIONS]]
-                               [--output PATH [--sync SECONDS]] [SOURCE]
+                               [--verbose] [--publish URL [PUBLISH OPTIONS]]...
+                               [--output PATH]... [--sync SECONDS] [SOURCE]
 
         Prints one line per GPS epoch as gpsd reports it, until SIGINT/SIGTERM
         (every fix already accepted is written first, then exit 0) or until stdout
@@ -75,13 +75,19 @@ enum HelpText {
                                  (default: text on a terminal, else json)
           --no-reconnect         exit 69 when gpsd is unavailable or goes away
           -v, --verbose          report every connection event and skipped report on stderr
-          -o, --output PATH      write track files instead of stdout; strftime fields in
-                                 PATH from the fix's UTC time (tracks/%Y-%m-%d.gpx); the
-                                 format from --format, else the name (.gpx .csv .geojson
-                                 .txt, else json); valid after every fix, also after a
-                                 SIGKILL; an existing file is continued
+          -o, --output PATH      write track files; strftime fields in PATH from the
+                                 fix's UTC time (tracks/%Y-%m-%d.gpx); the format from
+                                 the name (.gpx .csv .geojson .txt), else --format, else
+                                 json; valid after every fix, also after a SIGKILL; an
+                                 existing file is continued; repeatable (a GPX and a CSV)
           --sync SECONDS         with --output: fdatasync at most every SECONDS (default 10)
           -h, --help             this help
+
+        Sinks: with --publish or --output nothing goes to stdout; each sink gets every
+        accepted fix. Both may be given, and each more than once: every sink has its
+        own buffer (a broker its spool), so a broker that is down or a slow disk delays
+        no other sink; a sink that fails for good (a full disk, a refused login) ends
+        the command with its exit code once the others have written what they had.
 
         \(publishing(topic: "TOPIC", trackerIDNote: "; also\n                         for --format owntracks without --publish)"))
 
@@ -90,6 +96,8 @@ enum HelpText {
           loctrack stream --format gpx --min-distance 5 > track.gpx
           loctrack stream --output 'tracks/%Y-%m-%d.gpx'
           loctrack stream --format owntracks --publish mqtts://alice@broker.example.org/owntracks/alice/car
+          loctrack stream --output 'tracks/%F.gpx' --publish mqtt://pi.local/van \\
+                          --publish mqtts://fleet.example.org/vans/7 --client-id van-7
 
         """
 
@@ -126,8 +134,8 @@ enum HelpText {
           loctrack monitor remove ID [--name NAME]
           loctrack monitor list [--name NAME] [--format json|text]
           loctrack monitor run [--name NAME] [--format json|text|owntracks] [--dwell SECONDS]
-                               [--no-reconnect] [--verbose] [--publish URL [PUBLISH OPTIONS]]
-                               [--output PATH [--sync SECONDS]] [SOURCE]
+                               [--no-reconnect] [--verbose] [--publish URL [PUBLISH OPTIONS]]...
+                               [--output PATH]... [--sync SECONDS] [SOURCE]
 
         A monitor is a named set of regions (circles, GeoJSON polygons) kept in
         $XDG_STATE_HOME/loctrack/NAME.monitor.json (~/.local/state/loctrack/). 'run'
@@ -153,7 +161,8 @@ enum HelpText {
                                  receiver time
           --no-reconnect         exit 69 when gpsd is unavailable or goes away
           -v, --verbose          report every connection event on stderr
-          -o, --output PATH      run: write the events to files (as stream --output)
+          -o, --output PATH      run: write the events to files (as stream --output;
+                                 with --publish too, and each repeatable: see stream)
           --sync SECONDS         with --output: fdatasync at most every SECONDS (default 10)
           -h, --help             this help
 
@@ -188,7 +197,9 @@ enum HelpText {
         """
         Publishing (each line goes to the broker as one message instead of stdout, JSON
         by default; the password is never an option: LOCTRACK_MQTT_PASSWORD, else the
-        first line of --password-file):
+        first line of --password-file). --publish may be repeated: the options below
+        belong to the --publish before them (those before the first, to the first),
+        and two brokers need their own --client-id or --spool:
           --publish URL          mqtt://[USER@]HOST[:PORT]/TOPIC, or mqtts:// for TLS
                                  (ports 1883 and 8883); messages go to \(topic)
           --qos N                0, 1 or 2 (default 1)

@@ -23,16 +23,18 @@ final class StreamShutdown: Sendable {
         return shutdown
     }
 
-    /// Waits for `sink` to send everything, then says how the command ended: a failed
-    /// output (74, or 69 for a broker that refused the login) first, then `failure` (the
-    /// loop's error: 69 for gpsd's, a monitor's own code for its state file) unless a
-    /// signal ended the loop.
-    func exitCode(sink: any LineSink, failure: (any Error)?) async -> ExitCode {
+    /// Waits for every sink to send everything, then says how the command ended: a failed
+    /// sink (74, or 69 for a broker that refused the login) first, the first one given
+    /// when several failed (each says why on stderr), then `failure` (the loop's error: 69
+    /// for gpsd's, a monitor's own code for its state file) unless a signal ended the loop.
+    func exitCode(sinks: SinkSet, failure: (any Error)?) async -> ExitCode {
         let signalled = signal.load(ordering: .sequentiallyConsistent) != 0
-        if case .failed(let code, let message) = await sink.finish(promptly: signalled) {
+        var firstFailure: ExitCode?
+        for case .failed(let code, let message) in await sinks.finish(promptly: signalled) {
             if !message.isEmpty { printError(message) }  // empty: said already (the track writer)
-            return code
+            firstFailure = firstFailure ?? code
         }
+        if let firstFailure { return firstFailure }
         if let error = failure as? GeofenceError {
             printError(error.description)
             return error.exitCode

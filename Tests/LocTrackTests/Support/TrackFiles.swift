@@ -9,6 +9,11 @@ enum TrackFiles {
         return String(decoding: data, as: UTF8.self)
     }
 
+    /// The names of the files in `folder`, sorted (empty when there is none).
+    static func list(_ folder: String) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted()
+    }
+
     /// Whether `text` is a well-formed XML document (libxml2 through XMLParser).
     static func isWellFormedXML(_ text: String) -> Bool {
         XMLParser(data: Data(text.utf8)).parse()

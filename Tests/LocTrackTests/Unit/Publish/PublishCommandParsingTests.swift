@@ -1,5 +1,5 @@
 import LocTrack
-import LocTrackCLI
+@testable import LocTrackCLI
 import LocTrackMQTT
 import Testing
 
@@ -23,14 +23,14 @@ struct PublishCommandParsingTests {
 
     @Test("given stream with every publishing option when parsed then each is taken, in both spellings")
     func streamEveryOption() throws {
-        let expected = Command.stream(.init(format: .owntracks, publish: try Self.expected(), trackerID: "ac"))
+        let expected = Command.stream(.init(format: .owntracks, publishes: [try Self.expected()], trackerID: "ac"))
         #expect(try Command(arguments: ["stream", "--format", "owntracks"] + Self.every) == expected)
         #expect(try Command(arguments: ["stream", "--format=owntracks"] + Self.everyWithEquals) == expected)
     }
 
     @Test("given monitor run with every publishing option when parsed then each is taken, in both spellings")
     func monitorEveryOption() throws {
-        let expected = Command.monitor(.run(.init(name: "car", publish: try Self.expected())))
+        let expected = Command.monitor(.run(.init(name: "car", publishes: [try Self.expected()])))
         #expect(try Command(arguments: ["monitor", "run", "--name", "car"] + Self.every) == expected)
         #expect(try Command(arguments: ["monitor", "run", "--name", "car"] + Self.everyWithEquals) == expected)
     }
@@ -38,17 +38,17 @@ struct PublishCommandParsingTests {
     @Test("given only --publish when parsed then the defaults are those of PublishOptions")
     func onlyPublish() throws {
         let broker = try BrokerURL(parsing: "mqtt://h/t")
-        #expect(try Command(arguments: ["stream", "--publish", "mqtt://h/t"]) == .stream(.init(publish: .init(broker: broker))))
+        #expect(try Command(arguments: ["stream", "--publish", "mqtt://h/t"]) == .stream(.init(publishes: [.init(broker: broker)])))
         #expect(try Command(arguments: ["monitor", "run", "--publish", "mqtt://h/t"])
-            == .monitor(.run(.init(publish: .init(broker: broker)))))
-        #expect(try Command(arguments: ["stream"]) == .stream(.init(publish: nil)))
+            == .monitor(.run(.init(publishes: [.init(broker: broker)]))))
+        #expect(try Command(arguments: ["stream"]) == .stream(.init(publishes: [])))
     }
 
     @Test("given each line format when published then it is accepted",
           arguments: [OutputFormat.json, .geojson, .owntracks, .text])
     func lineFormats(format: OutputFormat) throws {
         let parsed = try Command(arguments: ["stream", "--format", format.rawValue, "--publish", "mqtt://h/t"])
-        #expect(parsed == .stream(.init(format: format, publish: .init(broker: try BrokerURL(parsing: "mqtt://h/t")))))
+        #expect(parsed == .stream(.init(format: format, publishes: [.init(broker: try BrokerURL(parsing: "mqtt://h/t"))])))
     }
 
     @Test("given csv or gpx with --publish when parsed then it asks for a line format", arguments: ["csv", "gpx"])
@@ -156,9 +156,52 @@ struct PublishCommandParsingTests {
         }
     }
 
-    @Test("given a repeated option when parsed then the last one counts")
+    @Test("given two --publish when parsed then each broker keeps the companions that follow it")
+    func twoBrokers() throws {
+        let parsed = try Command(arguments: [
+            "stream", "--qos", "0", "--publish", "mqtt://home/t", "--retain", "--qos", "2",
+            "--publish", "mqtts://fleet:8883/v", "--client-id", "van-7", "--spool-limit", "5M", "--tid", "vn",
+        ])
+        #expect(parsed == .stream(.init(publishes: [
+            .init(broker: try BrokerURL(parsing: "mqtt://home/t"), qos: 2, retain: true, tid: "vn"),
+            .init(broker: try BrokerURL(parsing: "mqtts://fleet:8883/v"), clientID: "van-7", spoolLimitBytes: 5_000_000, tid: "vn"),
+        ], trackerID: "vn")))
+    }
+
+    @Test("given one --publish when a companion is repeated then the last one counts")
     func lastWins() throws {
-        let parsed = try Command(arguments: ["stream", "--publish", "mqtt://a/t", "--qos", "0", "--publish", "mqtt://b/u", "--qos", "2"])
-        #expect(parsed == .stream(.init(publish: .init(broker: try BrokerURL(parsing: "mqtt://b/u"), qos: 2))))
+        let parsed = try Command(arguments: ["stream", "--qos", "0", "--publish", "mqtt://b/u", "--qos", "2"])
+        #expect(parsed == .stream(.init(publishes: [.init(broker: try BrokerURL(parsing: "mqtt://b/u"), qos: 2)])))
+    }
+
+    @Test("given two --publish to one broker with one client id when parsed then it is a usage error")
+    func sharedSession() throws {
+        #expect(throws: UsageError.sharedBrokerSession(broker: "h:1883", clientID: "c")) {
+            try Command(arguments: ["stream", "--publish", "mqtt://h/a", "--client-id", "c", "--publish", "mqtt://h/b", "--client-id", "c"])
+        }
+        let distinct = try Command(arguments: [
+            "monitor", "run", "--publish", "mqtt://h/a", "--client-id", "c", "--publish", "mqtt://h/b", "--client-id", "d",
+        ])
+        guard case .monitor(.run(let options)) = distinct else {
+            Issue.record("not monitor run: \(distinct)")
+            return
+        }
+        #expect(options.publishes.map(\.clientID) == ["c", "d"])
+    }
+
+    @Test("given two --publish with one --spool when parsed then it is a usage error, and so is one default spool")
+    func sharedSpool() throws {
+        #expect(throws: UsageError.sharedSpool("/s")) {
+            try Command(arguments: ["stream", "--publish", "mqtt://a/t", "--spool", "/s", "--publish", "mqtt://b/t", "--spool", "/s"])
+        }
+        // Two brokers with the default client id share the default spool folder: found when the sinks start.
+        let parsed = try Command(arguments: ["stream", "--publish", "mqtt://a/t", "--publish", "mqtt://b/t"])
+        guard case .stream(let options) = parsed else {
+            Issue.record("not stream: \(parsed)")
+            return
+        }
+        let clash = SinkFactory.sharedSpool(options.publishes, environment: ["HOME": "/home/u"])
+        #expect(clash == .sharedSpool("/home/u/.local/state/loctrack/spool/\(options.publishes[0].clientID)"))
+        #expect(clash?.description.contains("give each its own --spool or --client-id") == true)
     }
 }

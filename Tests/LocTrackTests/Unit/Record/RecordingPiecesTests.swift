@@ -1,5 +1,6 @@
 @testable import LocTrackCLI
 import LocTrack
+import LocTrackMQTT
 import Testing
 
 @Suite("Recording: file name patterns, frames and formats")
@@ -51,21 +52,47 @@ struct RecordingPiecesTests {
         #expect(OutputFormat(fileName: "dir.gpx/track") == .json)
     }
 
+    @Test("given --output names with and without a format's extension when --format is given then only names without one take it")
+    func formatOption() {
+        #expect(OutputFormat(fileName: "t/%F.gpx", otherwise: .owntracks) == .gpx)
+        #expect(OutputFormat(fileName: "t/%F.CSV", otherwise: .json) == .csv)
+        #expect(OutputFormat(fileName: "t/%F.json", otherwise: .owntracks) == .owntracks)
+        #expect(OutputFormat(fileName: "t/%F", otherwise: .geojson) == .geojson)
+        #expect(OutputFormat(fileName: "t/%F.jsonl", otherwise: nil) == .json)
+    }
+
     @Test("given --output and --sync when parsed then stream and monitor run get them; misuse is a usage error")
     func parsing() throws {
         let stream = try Command(arguments: ["stream", "--output", "t/%F.gpx", "--sync", "0"])
-        #expect(stream == .stream(.init(record: RecordOptions(path: try TrackPathPattern("t/%F.gpx"), syncSeconds: 0))))
+        #expect(stream == .stream(.init(records: [RecordOptions(path: try TrackPathPattern("t/%F.gpx"), syncSeconds: 0)])))
         let run = try Command(arguments: ["monitor", "run", "-o", "events.json"])
         guard case .monitor(.run(let options)) = run else {
             Issue.record("not monitor run: \(run)")
             return
         }
-        #expect(options.record == RecordOptions(path: try TrackPathPattern("events.json")))
+        #expect(options.records == [RecordOptions(path: try TrackPathPattern("events.json"))])
         #expect(throws: UsageError.needs("--sync", what: "--output")) { try Command(arguments: ["stream", "--sync", "1"]) }
-        #expect(throws: UsageError.conflictingOptions("--output", "--publish")) {
-            try Command(arguments: ["stream", "--output", "a.json", "--publish", "mqtt://h/t"])
+        #expect(throws: UsageError.duplicateOutput("t/%F.gpx")) {
+            try Command(arguments: ["stream", "--output", "t/%F.gpx", "-o", "t/%F.gpx"])
         }
         #expect(throws: UsageError.self) { try Command(arguments: ["stream", "--output", "a%Q"]) }
         #expect(throws: UsageError.self) { try Command(arguments: ["stream", "--output", "a.gpx", "--sync", "-1"]) }
+    }
+
+    @Test("given several --output and one --sync when parsed then each file gets the --sync, in the order given")
+    func severalOutputs() throws {
+        let parsed = try Command(arguments: ["stream", "-o", "t/%F.gpx", "--sync", "2", "--output", "t/%F.csv"])
+        #expect(parsed == .stream(.init(records: [
+            RecordOptions(path: try TrackPathPattern("t/%F.gpx"), syncSeconds: 2),
+            RecordOptions(path: try TrackPathPattern("t/%F.csv"), syncSeconds: 2),
+        ])))
+    }
+
+    @Test("given --output with --publish when parsed then both sinks are kept")
+    func outputWithPublish() throws {
+        let parsed = try Command(arguments: ["stream", "--output", "a.json", "--publish", "mqtt://h/t"])
+        #expect(parsed == .stream(.init(
+            publishes: [.init(broker: try BrokerURL(parsing: "mqtt://h/t"))],
+            records: [RecordOptions(path: try TrackPathPattern("a.json"))])))
     }
 }

@@ -9,7 +9,8 @@ struct MonitorRunCommand {
     let output: StandardOutput
 
     func run() async -> ExitCode {
-        let format = options.format ?? (output.isTerminal && options.publish == nil ? .text : .json)
+        let sinksGiven = !options.publishes.isEmpty || !options.records.isEmpty
+        let format = options.format ?? (output.isTerminal && !sinksGiven ? .text : .json)
         let monitor: GeofenceMonitor
         do {
             monitor = try GeofenceMonitor(
@@ -31,22 +32,21 @@ struct MonitorRunCommand {
         // Only OwnTracks needs each transition's previous state.
         var transitions = format == .owntracks ? await OwnTracksTransitions(monitor: monitor) : nil
         // A monitor's events go to TOPIC/event, where OwnTracks puts transitions.
-        let sink: any LineSink
-        switch SinkChoice.make(
-            publish: options.publish, topic: { $0.broker.topic + "/event" }, ownTracks: format == .owntracks,
-            verbose: options.verbose, record: options.record.map { ($0, Self.recordLayoutFormat) }, output: output,
-            session: session)
+        let sinks: SinkSet
+        switch await SinkFactory.start(
+            publishes: options.publishes, records: options.records, recordFormat: { _ in Self.recordLayoutFormat },
+            topic: { $0.broker.topic + "/event" }, ownTracks: format == .owntracks, verbose: options.verbose,
+            output: output, session: session)
         {
-        case .ready(let chosen): sink = chosen
+        case .ready(let started): sinks = started
         case .failed(let code): return code
         }
+        var destinations = sinks.members.map { Destination(sink: $0.sink, framed: $0.role.isTrackFile) }
         var failure: (any Error)?
         var events = session.events().makeAsyncIterator()
         do {
             while let batch = try await events.nextBatch() {
                 for case .status(let status) in batch { reporter.report(status) }
-                var text = OutputBytes()
-                var lines = 0
                 for event in try await monitor.process(batch) {
                     let line: String? = switch format {
                     case .json: GeofenceEventLine.json(event)
@@ -54,22 +54,45 @@ struct MonitorRunCommand {
                     case .owntracks: await transitions?.line(for: event)
                     }
                     guard let line else { continue }
-                    if options.record != nil {
-                        // The event's fix time picks the file (`--output` fields).
-                        let seconds = event.fix?.time.seconds ?? Int64(time(nil))
-                        RecordFrame.append(seconds: seconds, startsSegment: false, into: &text) { $0.append(line) }
-                    } else {
-                        text.append(line)
-                    }
-                    lines += 1
+                    for index in destinations.indices { destinations[index].add(line, of: event) }
                 }
-                if lines > 0, await !sink.send(text, lines: lines) { break }
+                var open = true
+                for index in destinations.indices {
+                    let sink = destinations[index].sink
+                    if await !destinations[index].pending.send(to: sink) { open = false }
+                }
+                if !open { break }
             }
         } catch {
             failure = error
         }
         session.finish()
-        return await shutdown.exitCode(sink: sink, failure: failure)
+        return await shutdown.exitCode(sinks: sinks, failure: failure)
+    }
+
+    /// One sink and the lines gathered for it.
+    private struct Destination {
+        let sink: any LineSink
+        /// A track writer's: each line in a ``RecordFrame``.
+        let framed: Bool
+        var pending = PendingLines()
+
+        mutating func add(_ line: String, of event: GeofenceEvent) {
+            if framed {
+                // The event's fix time picks the file (`--output` fields).
+                let seconds = event.fix?.time.seconds ?? Int64(time(nil))
+                RecordFrame.append(seconds: seconds, startsSegment: false, into: &pending.text) { $0.append(line) }
+            } else {
+                pending.text.append(line)
+            }
+            pending.lines += 1
+        }
+    }
+}
+
+extension SinkSet.Role {
+    var isTrackFile: Bool {
+        if case .trackFile = self { true } else { false }
     }
 }
 
