@@ -3,7 +3,12 @@ import LocTrack
 import LocTrackMQTT
 
 /// `loctrack monitor run`: one line per monitor event until SIGINT/SIGTERM, with
-/// `stream`'s reconnects and its reports on stderr.
+/// `stream`'s reconnects and its reports on stderr, to stdout or to every sink.
+///
+/// Events are delivered at least once: the monitor saves each decision with its events
+/// (its outbox); the events go to the sinks; once every sink has them for good
+/// (``LineSink/settledLines``) the monitor is told, and a run that ended before that (a
+/// SIGKILL, a power cut, a failed sink) has them delivered again by the next run, first.
 struct MonitorRunCommand {
     let options: MonitorCommand.Run
     let output: StandardOutput
@@ -29,8 +34,6 @@ struct MonitorRunCommand {
             printError("cannot watch for signals: \(error)")
             return .unavailable
         }
-        // Only OwnTracks needs each transition's previous state.
-        var transitions = format == .owntracks ? await OwnTracksTransitions(monitor: monitor) : nil
         // A monitor's events go to TOPIC/event, where OwnTracks puts transitions.
         let sinks: SinkSet
         switch await SinkFactory.start(
@@ -41,36 +44,54 @@ struct MonitorRunCommand {
         case .ready(let started): sinks = started
         case .failed(let code): return code
         }
-        var destinations = sinks.members.map { Destination(sink: $0.sink, framed: $0.role.isTrackFile) }
+        var delivery = EventDelivery(
+            sinks: sinks, format: format, ownTracks: format == .owntracks ? await OwnTracksTransitions(monitor: monitor) : nil)
         var failure: (any Error)?
-        var events = session.events().makeAsyncIterator()
+        let inputs = MonitorInputs(session: session)
         do {
-            while let batch = try await events.nextBatch() {
-                for case .status(let status) in batch { reporter.report(status) }
-                for event in try await monitor.process(batch) {
-                    let line: String? = switch format {
-                    case .json: GeofenceEventLine.json(event)
-                    case .text: GeofenceEventLine.text(event)
-                    case .owntracks: await transitions?.line(for: event)
-                    }
-                    guard let line else { continue }
-                    for index in destinations.indices { destinations[index].add(line, of: event) }
+            // What the last run saved and could not see delivered goes first.
+            var open = await delivery.deliver(await monitor.undelivered())
+            loop: for await input in inputs.inputs where open {
+                let deliveries: [GeofenceDelivery]
+                switch input {
+                case .batch(let batch):
+                    for case .status(let status) in batch { reporter.report(status) }
+                    delivery.ownTracks?.consider(batch)
+                    deliveries = try await monitor.decide(batch)
+                    inputs.took()
+                case .tick:
+                    inputs.tookTick()
+                    deliveries = try await monitor.decide(EmptyCollection())
+                case .failed(let error):
+                    failure = error
+                    break loop
                 }
-                var open = true
-                for index in destinations.indices {
-                    let sink = destinations[index].sink
-                    if await !destinations[index].pending.send(to: sink) { open = false }
-                }
-                if !open { break }
+                open = await delivery.deliver(deliveries)
+                await monitor.confirmDelivery(through: delivery.settledSequence)
+                // Confirmations ride on the next save; a quiet monitor saves them within
+                // a second or two, so that a crash then repeats nothing.
+                if case .tick = input { try await monitor.saveConfirmations() }
             }
         } catch {
             failure = error
         }
         session.finish()
-        return await shutdown.exitCode(sinks: sinks, failure: failure)
+        await inputs.stop()
+        let outcomes = await shutdown.finish(sinks)
+        // Every sink finished well: all it was given has arrived.
+        if outcomes.allSatisfy({ $0 == .done }) { await monitor.confirmDelivery(through: delivery.lastSentSequence) }
+        do {
+            try await monitor.saveConfirmations()
+        } catch {
+            failure = failure ?? error
+        }
+        return shutdown.exitCode(outcomes: outcomes, failure: failure)
     }
+}
 
-    /// One sink and the lines gathered for it.
+/// Hands a monitor's events to every sink as lines, and works out which of them have
+/// arrived everywhere.
+struct EventDelivery {
     private struct Destination {
         let sink: any LineSink
         /// A track writer's: each line in a ``RecordFrame``.
@@ -88,6 +109,60 @@ struct MonitorRunCommand {
             pending.lines += 1
         }
     }
+
+    private var destinations: [Destination]
+    private let format: MonitorCommand.Run.Format
+    var ownTracks: OwnTracksTransitions?
+    /// Each event sent, with the number of lines every sink had been given once it was
+    /// (an event without a line in this format is settled with the lines before it).
+    private var sent: [(sequence: Int, linesThrough: Int)] = []
+    private var linesGiven = 0
+    private(set) var lastSentSequence = 0
+    /// The newest event every sink has for good.
+    private(set) var settledSequence = 0
+
+    init(sinks: SinkSet, format: MonitorCommand.Run.Format, ownTracks: OwnTracksTransitions?) {
+        destinations = sinks.members.map { Destination(sink: $0.sink, framed: $0.role.isTrackFile) }
+        self.format = format
+        self.ownTracks = ownTracks
+    }
+
+    /// Sends `deliveries`' lines to every sink, then notes what has settled everywhere.
+    /// - Returns: false once a sink takes nothing more.
+    mutating func deliver(_ deliveries: [GeofenceDelivery]) async -> Bool {
+        for delivery in deliveries {
+            let event = delivery.event
+            let line: String? = switch format {
+            case .json: GeofenceEventLine.json(event)
+            case .text: GeofenceEventLine.text(event)
+            case .owntracks: await ownTracks?.line(for: event)
+            }
+            if let line {
+                for index in destinations.indices { destinations[index].add(line, of: event) }
+                linesGiven += 1
+            }
+            sent.append((delivery.sequence, linesGiven))
+            lastSentSequence = delivery.sequence
+        }
+        var open = true
+        for index in destinations.indices {
+            let sink = destinations[index].sink
+            if await !destinations[index].pending.send(to: sink) { open = false }
+        }
+        settle()
+        return open
+    }
+
+    /// Moves ``settledSequence`` past every event whose lines all sinks have settled.
+    private mutating func settle() {
+        let settledLines = destinations.map(\.sink.settledLines).min() ?? linesGiven
+        var settled = 0
+        while settled < sent.count, sent[settled].linesThrough <= settledLines { settled += 1 }
+        if settled > 0 {
+            settledSequence = sent[settled - 1].sequence
+            sent.removeFirst(settled)
+        }
+    }
 }
 
 extension SinkSet.Role {
@@ -102,24 +177,33 @@ extension MonitorRunCommand {
     static let recordLayoutFormat = OutputFormat.json
 }
 
-/// OwnTracks needs each transition's previous state (a leave follows an enter) and the
-/// time its region was added (`wtst`).
+/// OwnTracks transitions need the time each region was added (`wtst`, how OwnTracks
+/// names a region), and a position for the `leave` of a region removed while inside
+/// (its event has no fix of its own): the newest fix seen.
 struct OwnTracksTransitions {
     private let monitor: GeofenceMonitor
-    private var states: [String: GeofenceState] = [:]
+    /// When each region was added, kept so that a removed region's `leave` still has it.
+    private var added: [String: Int64] = [:]
+    private var lastFix: Fix?
 
     init(monitor: GeofenceMonitor) async {
         self.monitor = monitor
         for identifier in await monitor.identifiers {
-            states[identifier] = await monitor.record(for: identifier)?.state
+            added[identifier] = await monitor.record(for: identifier)?.added?.seconds
+        }
+    }
+
+    /// Notes the newest fix of a batch.
+    mutating func consider(_ batch: [GPSDEvent]) {
+        for case .fix(let fix) in batch.reversed() {
+            lastFix = fix
+            return
         }
     }
 
     mutating func line(for event: GeofenceEvent) async -> String? {
-        let previous = states[event.identifier] ?? .unknown
-        states[event.identifier] = event.state
-        let added = await monitor.record(for: event.identifier)?.added ?? Timestamp(seconds: 0)
-        return GeofenceEventLine.ownTracks(event, previous: previous, regionAdded: added.seconds)
+        if let time = await monitor.record(for: event.identifier)?.added?.seconds { added[event.identifier] = time }
+        return GeofenceEventLine.ownTracks(event, regionAdded: added[event.identifier] ?? 0, lastFix: lastFix)
     }
 }
 

@@ -44,19 +44,22 @@ enum GeofenceEventLine {
     }
 
     /// An OwnTracks `transition` message: `enter` on satisfied, `leave` on unsatisfied
-    /// after an enter or an assumed inside. Other events have no OwnTracks form (nil):
-    /// the first decision `unsatisfied` from unknown (nothing was left), accuracy
-    /// limits and removals.
+    /// after an enter or an assumed inside, and `leave` when a region is removed while
+    /// inside (at `lastFix`, the newest position known: a removal has no fix of its own),
+    /// so that every `enter` gets its `leave`. Other events have no OwnTracks form (nil):
+    /// the first decision `unsatisfied` from unknown (nothing was left), accuracy limits,
+    /// and removals of regions not entered.
     ///
     /// `wtst` identifies the region in OwnTracks: the time (Unix seconds) it was added.
-    static func ownTracks(_ event: GeofenceEvent, previous: GeofenceState, regionAdded wtst: Int64) -> String? {
-        guard let fix = event.fix, !event.accuracyLimited else { return nil }
+    static func ownTracks(_ event: GeofenceEvent, regionAdded wtst: Int64, lastFix: Fix? = nil) -> String? {
+        guard !event.accuracyLimited else { return nil }
         let transition: String
-        switch (previous, event.state) {
+        switch (event.previousState, event.state) {
         case (_, .satisfied): transition = "enter"
-        case (.satisfied, .unsatisfied): transition = "leave"
+        case (.satisfied, .unsatisfied), (.satisfied, .unmonitored): transition = "leave"
         default: return nil
         }
+        guard let fix = event.fix ?? lastFix else { return nil }
         var line = "{\"_type\":\"transition\",\"event\":\"\(transition)\",\"desc\":\"\(GPSDCommand.jsonEscaped(event.identifier))\""
         line += ",\"tst\":\(fix.time.seconds),\"wtst\":\(wtst),\"lat\":"
         line.appendFixed(fix.latitude, decimals: 7)

@@ -56,6 +56,8 @@ final class OutputWriter: Sendable {
         var finishing = false
         var outcome: Outcome?
         var finishWaiter: CheckedContinuation<Outcome, Never>?
+        /// Lines written, or dropped by the buffering policy: done with, either way.
+        var settledLines = 0
 
         var isEmpty: Bool { queueHead == queue.count }
 
@@ -72,6 +74,7 @@ final class OutputWriter: Sendable {
             while queuedBytes > limit, queueHead < queue.count - 1 {  // the newest chunk stays
                 queuedBytes -= queue[queueHead].bytes.count
                 droppedSinceReport += queue[queueHead].lines
+                settledLines += queue[queueHead].lines
                 queue[queueHead] = Chunk(bytes: [], lines: 0)
                 queueHead += 1
             }
@@ -165,6 +168,7 @@ final class OutputWriter: Sendable {
         let rest = written == 0 ? bytes : Array(bytes[written...])
         state.withLock { state in
             state.writing = false
+            if rest.isEmpty { state.settledLines += lines }
             if !rest.isEmpty {  // stdout could not take it all at once: the writer thread waits for it
                 state.queue.insert(Chunk(bytes: rest, lines: lines), at: state.queueHead)
                 state.queuedBytes += rest.count
@@ -173,6 +177,10 @@ final class OutputWriter: Sendable {
         if !rest.isEmpty { wakeUps?.wake() }
         return true
     }
+
+    /// How many of the lines handed over were written (or dropped by the buffering policy,
+    /// which says so on stderr): what a reader of the output has had.
+    var settledLines: Int { state.withLock { $0.settledLines } }
 
     /// Writes everything queued, then stops the writer. Returns how output ended.
     func finishWriting() async -> Outcome {
@@ -208,7 +216,11 @@ final class OutputWriter: Sendable {
             if !batch.isEmpty {
                 let bytes = batch.count == 1 ? batch[0].bytes : Array(batch.map(\.bytes).joined())
                 let failure = bytes.withUnsafeBytes { writeAll(descriptor, $0) }
-                state.withLock { $0.writing = false }
+                let lines = failure == nil ? batch.reduce(0) { $0 + $1.lines } : 0
+                state.withLock { state in
+                    state.writing = false
+                    state.settledLines += lines
+                }
                 if let failure {
                     end(with: failure.code == EPIPE ? .closed : .failed(failure.code))
                     onClosed()

@@ -12,6 +12,8 @@ final class PublishingSink: LineSink {
     /// The first fatal status (login refused, spool failed): the command ends with it.
     /// In a box of its own, which the publisher's status callback holds too.
     private let fatal = FatalStatus()
+    /// Lines appended to the spool (synced before `publish` returns).
+    private let spooledLines = Atomic(0)
 
     /// Opens the spool and starts publishing.
     /// - Parameters:
@@ -58,6 +60,7 @@ final class PublishingSink: LineSink {
         let payloads = Self.lines(of: output.bytes, expected: lines)
         do {
             try publisher.publish(payloads, to: topic)
+            spooledLines.add(lines, ordering: .relaxed)
             return true
         } catch {
             fatal.status.withLock { $0 = $0 ?? .failed(reason: "\(error)") }
@@ -88,6 +91,8 @@ final class PublishingSink: LineSink {
 
     /// A document's framing has no place in messages (and `--publish` takes line formats only).
     func sendFraming(_ text: String) {}
+
+    var settledLines: Int { spooledLines.load(ordering: .relaxed) }
 
     /// How long the end of a command waits for the broker to acknowledge what is spooled:
     /// briefly after a signal (the user wants out), long enough for a backlog otherwise

@@ -55,6 +55,10 @@ final class RecordingSink: LineSink {
     /// The writer frames each file itself (GPX's head and tail, CSV's header).
     func sendFraming(_ text: String) {}
 
+    /// Frames in the pipe: the track writer finishes whatever reached it, also after
+    /// loctrack's SIGKILL.
+    var settledLines: Int { writer.settledLines }
+
     func finish(promptly: Bool) async -> SinkOutcome {
         let written = await writer.finishWriting()
         close(pipeDescriptor)  // the writer's stdin ends: it writes what it has, syncs, exits

@@ -28,9 +28,21 @@ final class StreamShutdown: Sendable {
     /// when several failed (each says why on stderr), then `failure` (the loop's error: 69
     /// for gpsd's, a monitor's own code for its state file) unless a signal ended the loop.
     func exitCode(sinks: SinkSet, failure: (any Error)?) async -> ExitCode {
+        exitCode(outcomes: await finish(sinks), failure: failure)
+    }
+
+    /// Finishes every sink: promptly after a signal (a broker's backlog then waits in the
+    /// spool for the next start).
+    func finish(_ sinks: SinkSet) async -> [SinkOutcome] {
+        await sinks.finish(promptly: signal.load(ordering: .sequentiallyConsistent) != 0)
+    }
+
+    /// The exit code from the sinks' `outcomes` (each failure's line printed) and `failure`
+    /// (see ``exitCode(sinks:failure:)``).
+    func exitCode(outcomes: [SinkOutcome], failure: (any Error)?) -> ExitCode {
         let signalled = signal.load(ordering: .sequentiallyConsistent) != 0
         var firstFailure: ExitCode?
-        for case .failed(let code, let message) in await sinks.finish(promptly: signalled) {
+        for case .failed(let code, let message) in outcomes {
             if !message.isEmpty { printError(message) }  // empty: said already (the track writer)
             firstFailure = firstFailure ?? code
         }

@@ -8,6 +8,10 @@ protocol LineSink: Sendable {
     func send(_ output: OutputBytes, lines: Int) async -> Bool
     /// Text around the lines (a GPX document's head and tail, a CSV header).
     func sendFraming(_ text: String)
+    /// How many of the lines taken have reached the sink's destination for good: stdout's
+    /// reader, a broker's spool (on disk, synced), the track writer. What `monitor run`
+    /// confirms delivered (``GeofenceMonitor/confirmDelivery(through:)``).
+    var settledLines: Int { get }
     /// Waits until everything taken is out (or as far as it can go), then says how it ended.
     /// - Parameter promptly: a signal is ending the command: wait only briefly for what
     ///   is slow to go out (a broker's acknowledgements), keeping it for the next start.

@@ -51,6 +51,18 @@ package struct GeofenceEngine: Sendable {
         changedSlots.sorted().map { snapshot.conditions[$0] }
     }
 
+    /// Puts `events` into the snapshot's outbox (``MonitorSnapshot/enqueue(_:)``); saved
+    /// with the next save, which the decisions that caused them make due anyway.
+    package mutating func enqueue(_ events: [GeofenceEvent]) -> [GeofenceDelivery] {
+        snapshot.enqueue(events)
+    }
+
+    /// Takes confirmed deliveries out of the outbox (``MonitorSnapshot/confirmDeliveries(through:)``).
+    /// Not a change that needs a save of its own: the next save carries it.
+    package mutating func confirmDeliveries(through sequence: Int) {
+        snapshot.confirmDeliveries(through: sequence)
+    }
+
     /// Says that the state file now holds every decision made so far.
     package mutating func markPersisted() {
         changedSlots.removeAll(keepingCapacity: true)
@@ -116,7 +128,8 @@ package struct GeofenceEngine: Sendable {
             return change(slot) { condition in
                 condition.accuracyLimitReported = true
                 let event = GeofenceEvent(
-                    monitor: monitor, identifier: condition.identifier, state: condition.state, fix: fix, accuracyLimited: true)
+                    monitor: monitor, identifier: condition.identifier, state: condition.state,
+                    previousState: condition.state, fix: fix, accuracyLimited: true)
                 condition.lastEvent = event
                 return event
             }
@@ -141,9 +154,10 @@ package struct GeofenceEngine: Sendable {
                   fix.time.seconds(since: pending.since) >= rules.dwellSeconds else { return nil }
         }
         return change(slot) { condition in
+            let event = GeofenceEvent(
+                monitor: monitor, identifier: condition.identifier, state: decided, previousState: condition.state, fix: fix)
             condition.pending = nil
             condition.state = decided
-            let event = GeofenceEvent(monitor: monitor, identifier: condition.identifier, state: decided, fix: fix)
             condition.lastEvent = event
             return event
         }
@@ -182,6 +196,10 @@ package struct GeofenceEngine: Sendable {
         let current = Dictionary(snapshot.conditions.map { ($0.identifier, $0) }, uniquingKeysWith: { first, _ in first })
         var merged = stored
         merged.lastFixTime = [snapshot.lastFixTime, stored.lastFixTime].compactMap { $0 }.max()
+        // The outbox is the running monitor's alone (other processes only carry it over),
+        // and it may hold confirmations the file does not have yet.
+        merged.outbox = snapshot.outbox
+        merged.nextEventSequence = max(snapshot.nextEventSequence, stored.nextEventSequence)
         for index in merged.conditions.indices {
             let incoming = merged.conditions[index]
             if let known = current[incoming.identifier], known.serial == incoming.serial {
@@ -191,7 +209,7 @@ package struct GeofenceEngine: Sendable {
         let kept = Set(merged.conditions.map { ConditionKey(identifier: $0.identifier, serial: $0.serial) })
         let events = snapshot.conditions
             .filter { !kept.contains(ConditionKey(identifier: $0.identifier, serial: $0.serial)) }
-            .map { GeofenceEvent(monitor: name, identifier: $0.identifier, state: .unmonitored, fix: nil) }
+            .map { GeofenceEvent(monitor: name, identifier: $0.identifier, state: .unmonitored, previousState: $0.state, fix: nil) }
         let changed = merged != snapshot
         snapshot = merged
         if changed {

@@ -20,6 +20,10 @@ public struct GeofenceEvent: Sendable, Hashable {
     public let identifier: String
     /// The condition's state after this event.
     public let state: GeofenceState
+    /// The condition's state before this event (``state`` again for an ``accuracyLimited``
+    /// event), so that a consumer knows a `leave` from a first decision without keeping
+    /// a copy of every state: OwnTracks' transitions, Home Assistant's presence.
+    public let previousState: GeofenceState
     /// The fix that decided it (for ``accuracyLimited`` events, the fix that could not);
     /// `nil` for ``GeofenceState/unmonitored``. A fix restored from the state file carries
     /// its time, position and `eph` only.
@@ -32,10 +36,14 @@ public struct GeofenceEvent: Sendable, Hashable {
     /// The receiver's time of ``fix``.
     public var time: Timestamp? { fix?.time }
 
-    public init(monitor: String, identifier: String, state: GeofenceState, fix: Fix?, accuracyLimited: Bool = false) {
+    public init(
+        monitor: String, identifier: String, state: GeofenceState, previousState: GeofenceState = .unknown, fix: Fix?,
+        accuracyLimited: Bool = false
+    ) {
         self.monitor = monitor
         self.identifier = identifier
         self.state = state
+        self.previousState = previousState
         self.fix = fix
         self.accuracyLimited = accuracyLimited
     }

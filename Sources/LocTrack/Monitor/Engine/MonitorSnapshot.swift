@@ -13,12 +13,22 @@ package struct MonitorSnapshot: Sendable, Hashable {
     package var lastFixTime: Timestamp?
     /// In the order they were added.
     package var conditions: [MonitoredCondition]
+    /// The number the next event gets (``GeofenceDelivery``); never reused.
+    package var nextEventSequence: Int
+    /// Events saved with the decisions that caused them and not yet confirmed delivered,
+    /// oldest first (``GeofenceDelivery``).
+    package var outbox: [GeofenceDelivery]
 
-    package init(name: String, nextSerial: Int = 1, lastFixTime: Timestamp? = nil, conditions: [MonitoredCondition] = []) {
+    package init(
+        name: String, nextSerial: Int = 1, lastFixTime: Timestamp? = nil, conditions: [MonitoredCondition] = [],
+        nextEventSequence: Int = 1, outbox: [GeofenceDelivery] = []
+    ) {
         self.name = name
         self.nextSerial = nextSerial
         self.lastFixTime = lastFixTime
         self.conditions = conditions
+        self.nextEventSequence = nextEventSequence
+        self.outbox = outbox
     }
 
     /// Adds `condition`, replacing one with the same identifier (which then starts over).

@@ -27,8 +27,16 @@ public actor GeofenceMonitor {
     /// The state file as last read or written: another process changed it when it differs.
     private var knownSignature: FileSignature?
     private var lastSignatureCheck: Int64?
-    /// `unmonitored` events from merges, delivered with the next batch's events.
-    private var undelivered: [GeofenceEvent] = []
+    /// `unmonitored` events from merges (already in the outbox), handed out with the next
+    /// batch's events.
+    private var mergedDeliveries: [GeofenceDelivery] = []
+    /// Events put into the outbox since the last save: the next journal line's `events`.
+    private var unsavedDeliveries: [GeofenceDelivery] = []
+    /// The highest event number handed to the caller, and the highest confirmed delivered
+    /// (in memory, and in the state file).
+    private var handedOut = 0
+    private var confirmedThrough = 0
+    private var savedConfirmation = 0
     private var runLock: RunLock?
     /// Bytes of decisions appended since the file was last written whole, and how many may
     /// be before the next save rewrites it whole (the journal then as large as the rest).
@@ -115,17 +123,19 @@ public actor GeofenceMonitor {
     // MARK: Fixes
 
     /// Decides the conditions from a batch of a session's events (statuses decide nothing)
-    /// and saves what changed before returning the events.
+    /// and saves what changed, with the events, before returning the events.
     ///
     /// Also picks up conditions added or removed by other processes (at most once a
     /// second), whose `unmonitored` events come first.
+    ///
+    /// Each call confirms the delivery of the events the previous call returned (the
+    /// caller asking for more has dealt with them): after a crash, the next run's
+    /// ``undelivered()`` holds at most the last call's events. A caller that delivers
+    /// elsewhere and must know they arrived uses ``decide(_:)`` and
+    /// ``confirmDelivery(through:)`` instead.
     public func process(_ batch: some Sequence<GPSDEvent>) throws(GeofenceError) -> [GeofenceEvent] {
-        try refreshIfChangedElsewhere()
-        var events = undelivered
-        undelivered = []
-        for case .fix(let fix) in batch { events += engine.process(fix) }
-        if engine.revision != persistedRevision { try persist() }
-        return events + takeUndelivered()
+        confirmDelivery(through: handedOut)
+        return try decide(batch).map(\.event)
     }
 
     /// Decides the conditions from one fix (see ``process(_:)-(some Sequence<GPSDEvent>)``).
@@ -133,7 +143,54 @@ public actor GeofenceMonitor {
         try process(CollectionOfOne(GPSDEvent.fix(fix)))
     }
 
-    /// The monitor's events from `session`, until the session ends or fails.
+    /// Decides the conditions from a batch of a session's events and saves the decisions
+    /// together with the events they cause (``GeofenceDelivery``) before returning them;
+    /// they stay in the outbox until ``confirmDelivery(through:)``.
+    ///
+    /// An empty batch decides nothing but still picks up what other processes added or
+    /// removed: call it about once a second while gpsd is silent.
+    public func decide(_ batch: some Sequence<GPSDEvent>) throws(GeofenceError) -> [GeofenceDelivery] {
+        try refreshIfChangedElsewhere()
+        var deliveries = mergedDeliveries
+        mergedDeliveries = []
+        var events: [GeofenceEvent] = []
+        for case .fix(let fix) in batch { events += engine.process(fix) }
+        let decided = engine.enqueue(events)
+        unsavedDeliveries += decided
+        deliveries += decided
+        if engine.revision != persistedRevision || !unsavedDeliveries.isEmpty { try persist() }
+        deliveries += mergedDeliveries
+        mergedDeliveries = []
+        if let last = deliveries.last { handedOut = max(handedOut, last.sequence) }
+        return deliveries
+    }
+
+    /// The events a previous run saved but did not see confirmed delivered (it was killed,
+    /// the power went, a sink failed), oldest first: deliver these before any new event.
+    /// Each is handed out once per run.
+    public func undelivered() -> [GeofenceDelivery] {
+        let waiting = engine.snapshot.outbox.filter { $0.sequence > handedOut }
+        if let last = waiting.last { handedOut = last.sequence }
+        return waiting
+    }
+
+    /// Says that the events up to `sequence` reached every destination: they leave the
+    /// outbox. Kept in memory and saved with the next save (``saveConfirmations()``
+    /// saves at once), so a crash before that only repeats them.
+    public func confirmDelivery(through sequence: Int) {
+        guard sequence > confirmedThrough else { return }
+        confirmedThrough = sequence
+        engine.confirmDeliveries(through: sequence)
+    }
+
+    /// Saves the confirmations not saved yet (at the end of a run).
+    public func saveConfirmations() throws(GeofenceError) {
+        guard confirmedThrough > savedConfirmation else { return }
+        try persist()
+    }
+
+    /// The monitor's events from `session`, until the session ends or fails, beginning
+    /// with those a previous run did not deliver (``undelivered()``).
     ///
     /// Holds the monitor's run lock, so that one process at a time decides its
     /// conditions; another process may still add and remove them.
@@ -164,8 +221,12 @@ public actor GeofenceMonitor {
     /// process changed the file.
     private func persist() throws(GeofenceError) {
         let changes = engine.changedConditions
-        if !changes.isEmpty, journalBytes < journalLimit,
-           let appended = try store.append(changes, lastFixTime: engine.snapshot.lastFixTime, ifStill: knownSignature) {
+        let delivered = confirmedThrough > savedConfirmation ? confirmedThrough : nil
+        let anythingToAppend = !changes.isEmpty || !unsavedDeliveries.isEmpty || delivered != nil
+        if anythingToAppend, journalBytes < journalLimit,
+           let appended = try store.append(
+               changes, events: unsavedDeliveries, delivered: delivered, lastFixTime: engine.snapshot.lastFixTime,
+               ifStill: knownSignature) {
             journalBytes += appended
         } else if try store.replace(with: engine.snapshot, ifStill: knownSignature) {
             wroteWhole()
@@ -176,6 +237,8 @@ public actor GeofenceMonitor {
         engine.markPersisted()
         persistedRevision = engine.revision
         knownSignature = store.signature()
+        unsavedDeliveries = []
+        savedConfirmation = confirmedThrough
     }
 
     private func wroteWhole() {
@@ -188,24 +251,23 @@ public actor GeofenceMonitor {
     private func synchronize(_ change: ((inout MonitorSnapshot) throws(GeofenceError) -> Void)? = nil)
         throws(GeofenceError)
     {
-        var merged: [GeofenceEvent] = []
+        var merged: [GeofenceDelivery] = []
         var engine = self.engine
         try store.update { snapshot throws(GeofenceError) in
             try change?(&snapshot)
-            merged = engine.merge(snapshot)
+            // The removals' events go into the outbox of the same write.
+            merged = engine.enqueue(engine.merge(snapshot))
             snapshot = engine.snapshot
         }
         self.engine = engine
         self.engine.markPersisted()
-        undelivered += merged
+        mergedDeliveries += merged
+        // The whole write holds the outbox as it is in memory: new events, confirmations.
+        unsavedDeliveries = []
+        savedConfirmation = confirmedThrough
         persistedRevision = engine.revision
         knownSignature = store.signature()
         wroteWhole()
-    }
-
-    private func takeUndelivered() -> [GeofenceEvent] {
-        defer { undelivered = [] }
-        return undelivered
     }
 
     private static func validate(identifier: String) throws(GeofenceError) {

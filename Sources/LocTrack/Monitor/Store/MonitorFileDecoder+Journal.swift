@@ -14,7 +14,7 @@ extension MonitorFileDecoder {
         } catch {
             throw corrupt("\(context): \(error.description)")
         }
-        let top = try object(line, at: context, allowing: ["decisions", "lastFixTime"])
+        let top = try object(line, at: context, allowing: ["decisions", "events", "delivered", "lastFixTime"])
         guard let records = try top.required("decisions").arrayValue else { throw top.mistyped("decisions", "an array") }
         if let time = try top.optional("lastFixTime", { value, key throws(GeofenceError) in try top.time(value, key) }) {
             snapshot.lastFixTime = time
@@ -36,6 +36,13 @@ extension MonitorFileDecoder {
                 return PendingChange(state: try pending.heldState("state"), since: try pending.time(try pending.required("since"), "since"))
             }
             snapshot.conditions[slot].accuracyLimitReported = try members.flag("accuracyLimitReported")
+        }
+        if let events = top.optional("events") {
+            guard let entries = events.arrayValue else { throw top.mistyped("events", "an array") }
+            try appendToOutbox(entries, at: "\(context).events", of: &snapshot)
+        }
+        if top.optional("delivered") != nil {
+            snapshot.confirmDeliveries(through: try top.integer("delivered", minimum: 0))
         }
     }
 }

@@ -19,7 +19,9 @@ struct MonitorFileDecoder {
         guard version == MonitorFileFormat.version else {
             throw corrupt("version \(version) is not one this loctrack reads (it reads version \(MonitorFileFormat.version))")
         }
-        let top = try object(document, at: "", allowing: ["loctrack", "version", "name", "nextSerial", "lastFixTime", "conditions"])
+        let top = try object(document, at: "", allowing: [
+            "loctrack", "version", "name", "nextSerial", "lastFixTime", "conditions", "nextEvent", "outbox",
+        ])
         var snapshot = MonitorSnapshot(
             name: try top.string("name"),
             nextSerial: try top.integer("nextSerial", minimum: 1),
@@ -40,7 +42,36 @@ struct MonitorFileDecoder {
             }
             snapshot.conditions.append(condition)
         }
+        snapshot.nextEventSequence = try top.optional("nextEvent") { value, key throws(GeofenceError) in
+            guard let number = value.integerValue, number >= 1 else { throw top.mistyped(key, "a whole number of at least 1") }
+            return number
+        } ?? 1
+        if let list = top.optional("outbox") {
+            guard let entries = list.arrayValue else { throw top.mistyped("outbox", "an array") }
+            try appendToOutbox(entries, at: "outbox", of: &snapshot)
+        }
         return snapshot
+    }
+
+    /// Adds outbox entries (the first line's `outbox`, a journal line's `events`) to
+    /// `snapshot`: numbered above everything before them.
+    func appendToOutbox(_ entries: [JSONValue], at context: String, of snapshot: inout MonitorSnapshot) throws(GeofenceError) {
+        for (index, entry) in entries.enumerated() {
+            let entryContext = "\(context)[\(index)]"
+            let members = try object(entry, at: entryContext, allowing: [
+                "seq", "id", "state", "previous", "time", "lat", "lon", "eph", "accuracyLimited",
+            ])
+            let sequence = try members.integer("seq", minimum: 1)
+            let identifier = try members.string("id")
+            if let last = snapshot.outbox.last?.sequence, sequence <= last {
+                throw corrupt("\(entryContext).seq: \(sequence) is not above the event before it (\(last))")
+            }
+            var eventMembers = members.members
+            eventMembers.removeAll { $0.key == "seq" || $0.key == "id" }
+            let event = try event(.object(eventMembers), at: entryContext, monitor: snapshot.name, identifier: identifier)
+            snapshot.outbox.append(GeofenceDelivery(sequence: sequence, event: event))
+            snapshot.nextEventSequence = max(snapshot.nextEventSequence, sequence + 1)
+        }
     }
 
     private func condition(_ value: JSONValue, at context: String, monitor: String) throws(GeofenceError) -> MonitoredCondition {
@@ -69,8 +100,14 @@ struct MonitorFileDecoder {
     }
 
     func event(_ value: JSONValue, at context: String, monitor: String, identifier: String) throws(GeofenceError) -> GeofenceEvent {
-        let members = try object(value, at: context, allowing: ["state", "time", "lat", "lon", "eph", "accuracyLimited"])
+        let members = try object(value, at: context, allowing: ["state", "previous", "time", "lat", "lon", "eph", "accuracyLimited"])
         guard let state = GeofenceState(rawValue: try members.string("state")) else { throw members.mistyped("state", "a state") }
+        let previous = try members.optional("previous") { value, key throws(GeofenceError) in
+            guard let text = value.stringValue, let previous = GeofenceState(rawValue: text) else {
+                throw members.mistyped(key, "a state")
+            }
+            return previous
+        } ?? .unknown
         var fix: Fix?
         if members.optional("time") != nil || members.optional("lat") != nil || members.optional("lon") != nil {
             let time = try members.time(try members.required("time"), "time")
@@ -86,7 +123,7 @@ struct MonitorFileDecoder {
         } else if members.optional("eph") != nil {
             throw corrupt("\(context): \"eph\" without \"time\", \"lat\" and \"lon\"")
         }
-        return GeofenceEvent(monitor: monitor, identifier: identifier, state: state, fix: fix,
+        return GeofenceEvent(monitor: monitor, identifier: identifier, state: state, previousState: previous, fix: fix,
                              accuracyLimited: try members.flag("accuracyLimited"))
     }
 

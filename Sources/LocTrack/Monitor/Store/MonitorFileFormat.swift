@@ -35,6 +35,14 @@
 /// replaces the snapshot's. A last line without its newline is a save that a crash or a
 /// power cut interrupted: it is left out, and the next save rewrites the whole file.
 /// Every whole write (``encode(_:)``) folds the journal into the first line.
+///
+/// **The outbox.** Events are saved with the decisions that cause them (``GeofenceDelivery``):
+/// the first line's `"nextEvent"` is the number the next event gets (left out while it is
+/// 1) and `"outbox"` the events not yet confirmed delivered (left out when empty), each
+/// `{"seq":7,"id":"home","state":"unsatisfied","previous":"satisfied","time":…,"lat":…,"lon":…,"eph":…}`;
+/// a journal line adds its new events as `"events":[…]` and confirms deliveries with
+/// `"delivered":7` (every event up to 7 reached its destinations). An event's `previous`
+/// (also in `lastEvent`) is left out when it is `unknown`.
 package enum MonitorFileFormat {
     static let tag = "monitor"
     static let version = 1
@@ -49,6 +57,10 @@ package enum MonitorFileFormat {
         ]
         if let time = snapshot.lastFixTime { members.append(JSONMember("lastFixTime", .string(storedTime(time)))) }
         members.append(JSONMember("conditions", .array(snapshot.conditions.map(encode))))
+        if snapshot.nextEventSequence > 1 {
+            members.append(JSONMember("nextEvent", .number(Double(snapshot.nextEventSequence))))
+        }
+        if !snapshot.outbox.isEmpty { members.append(JSONMember("outbox", .array(snapshot.outbox.map(encode)))) }
         return Array((JSONValue.object(members).serialized + "\n").utf8)
     }
 
@@ -69,11 +81,25 @@ package enum MonitorFileFormat {
         return snapshot
     }
 
-    /// One journal line: the decided members of `conditions`, and the newest fix's time.
-    package static func encodeDecisions(_ conditions: [MonitoredCondition], lastFixTime: Timestamp?) -> [UInt8] {
+    /// One journal line: the decided members of `conditions`, the events they caused
+    /// (`events`, into the outbox), the deliveries confirmed up to `delivered`, and the
+    /// newest fix's time.
+    package static func encodeDecisions(
+        _ conditions: [MonitoredCondition], events: [GeofenceDelivery] = [], delivered: Int? = nil, lastFixTime: Timestamp?
+    ) -> [UInt8] {
         var members = [JSONMember("decisions", .array(conditions.map { .object(decisionMembers($0)) }))]
+        if !events.isEmpty { members.append(JSONMember("events", .array(events.map(encode)))) }
+        if let delivered { members.append(JSONMember("delivered", .number(Double(delivered)))) }
         if let time = lastFixTime { members.append(JSONMember("lastFixTime", .string(storedTime(time)))) }
         return Array((JSONValue.object(members).serialized + "\n").utf8)
+    }
+
+    /// An outbox entry: its number and identifier, then the event's members.
+    private static func encode(_ delivery: GeofenceDelivery) -> JSONValue {
+        guard case .object(let members) = encode(delivery.event) else { preconditionFailure("an event is an object") }
+        return .object([
+            JSONMember("seq", .number(Double(delivery.sequence))), JSONMember("id", .string(delivery.event.identifier)),
+        ] + members)
     }
 
     /// `id`, `serial` and the members a running monitor decides.
@@ -103,6 +129,7 @@ package enum MonitorFileFormat {
 
     private static func encode(_ event: GeofenceEvent) -> JSONValue {
         var members = [JSONMember("state", .string(event.state.rawValue))]
+        if event.previousState != .unknown { members.append(JSONMember("previous", .string(event.previousState.rawValue))) }
         if let fix = event.fix {
             members.append(JSONMember("time", .string(storedTime(fix.time))))
             members.append(JSONMember("lat", .number(fix.latitude)))

@@ -38,16 +38,18 @@ extension MonitorStore {
         }
     }
 
-    /// Appends one journal line with the decisions in `conditions` (``MonitorFileFormat``),
-    /// if the state file is still the version `expected`, under the exclusive lock: a
-    /// running monitor's save, a few hundred bytes instead of the whole file.
+    /// Appends one journal line with the decisions in `conditions`, the events they
+    /// caused and the deliveries confirmed (``MonitorFileFormat``), if the state file is
+    /// still the version `expected`, under the exclusive lock: a running monitor's save,
+    /// a few hundred bytes instead of the whole file.
     ///
     /// The line is written with one `write` and `fdatasync`ed. A power cut or SIGKILL in
     /// between leaves a last line without its newline, which readers leave out.
     /// - Returns: the bytes appended; nil, writing nothing, when the file changed, is
     ///   missing, or ends in an interrupted line: then write it whole.
     package func append(
-        _ conditions: [MonitoredCondition], lastFixTime: Timestamp?, ifStill expected: FileSignature?
+        _ conditions: [MonitoredCondition], events: [GeofenceDelivery] = [], delivered: Int? = nil,
+        lastFixTime: Timestamp?, ifStill expected: FileSignature?
     ) throws(GeofenceError) -> Int? {
         guard let expected else { return nil }
         return try withExclusiveLock { () throws(GeofenceError) -> Int? in
@@ -58,7 +60,8 @@ extension MonitorStore {
             defer { close(descriptor) }
             let last = try io(statePath, "read") { () throws(Errno) in try byte(at: expected.size - 1, of: descriptor) }
             guard last == UInt8(ascii: "\n") else { return nil }
-            let line = MonitorFileFormat.encodeDecisions(conditions, lastFixTime: lastFixTime)
+            let line = MonitorFileFormat.encodeDecisions(
+                conditions, events: events, delivered: delivered, lastFixTime: lastFixTime)
             try io(statePath, "append to") { () throws(Errno) in
                 if let error = line.withUnsafeBytes({ writeAll(descriptor, $0) }) { throw error }
                 try syncData(descriptor)

@@ -207,11 +207,18 @@ extension MonitorSnapshot {
         var renamed = self
         renamed.name = name
         for index in renamed.conditions.indices {
-            guard let event = renamed.conditions[index].lastEvent else { continue }
-            renamed.conditions[index].lastEvent = GeofenceEvent(
-                monitor: name, identifier: event.identifier, state: event.state, fix: event.fix,
-                accuracyLimited: event.accuracyLimited)
+            renamed.conditions[index].lastEvent = renamed.conditions[index].lastEvent?.ofMonitor(name)
         }
+        renamed.outbox = renamed.outbox.map { GeofenceDelivery(sequence: $0.sequence, event: $0.event.ofMonitor(name)) }
         return renamed
+    }
+}
+
+extension GeofenceEvent {
+    /// The same event, of the monitor `name`.
+    fileprivate func ofMonitor(_ name: String) -> GeofenceEvent {
+        GeofenceEvent(
+            monitor: name, identifier: identifier, state: state, previousState: previousState, fix: fix,
+            accuracyLimited: accuracyLimited)
     }
 }
