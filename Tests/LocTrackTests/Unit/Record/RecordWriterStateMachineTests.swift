@@ -5,7 +5,7 @@ import Testing
 
 /// ``TrackWriterStateMachine`` on its own: the exact actions for each input.
 @Suite("Track writer state machine: actions", .timeLimit(.minutes(1)))
-struct TrackWriterStateMachineTests {
+struct RecordWriterStateMachineTests {
     let march2 = WriterFrames.march1 + 86_400
 
     func machine(syncSeconds: Double = 10) throws -> TrackWriterStateMachine {

@@ -6,7 +6,7 @@ import Testing
 /// The track writer's loop (``TrackWriterStateMachine`` driven by ``TrackWriter/drive``)
 /// with files in memory and a scripted stdin and clock: no disk, no waiting.
 @Suite("Track writer: batching, rotation, sync cadence, end and errors", .timeLimit(.minutes(1)))
-struct TrackWriterTests {
+struct RecordWriterTests {
     typealias Read = ScriptedRecordFrames.Read
     let march1 = WriterFrames.march1
     let march2 = WriterFrames.march1 + 86_400
