@@ -82,9 +82,9 @@ final class TrackFile {
         close(descriptor)
     }
 
-    /// Appends `records` (each a whole line, or a GPX `<trkpt>` line) in one write.
-    /// - Parameter startsSegment: per record, whether a GPX segment starts before it.
-    func append(_ records: [(payload: ArraySlice<UInt8>, startsSegment: Bool)]) throws(TrackFileError) {
+    /// Appends `records` (each payload a whole line, or a GPX `<trkpt>` line) in one write;
+    /// a record's `startsSegment` starts a GPX segment before it.
+    func append(_ records: ArraySlice<RecordFrame.Decoded>) throws(TrackFileError) {
         guard !records.isEmpty else { return }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(records.reduce(0) { $0 + $1.payload.count } + 256)

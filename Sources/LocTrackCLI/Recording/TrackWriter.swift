@@ -1,6 +1,3 @@
-import Glibc
-import LocTrack
-
 /// The track writer: `loctrack __record-writer`, a process of loctrack's own that reads
 /// ``RecordFrame``s on stdin and writes them into the track files, until stdin ends.
 ///
@@ -10,110 +7,67 @@ import LocTrack
 /// does not reach this process: it finishes the frame it holds, sees stdin end, syncs and
 /// exits, and every file is whole. It ignores SIGINT and SIGTERM (loctrack handles them
 /// and then closes the pipe), so a Ctrl-C at a terminal loses nothing either.
+///
+/// What to write where and when to sync is ``TrackWriterStateMachine``'s to decide; this
+/// type only does it, with ``TrackFile``s and stdin (``StdinRecordFrames``).
 struct TrackWriter {
     let options: RecordWriterOptions
 
     func run() -> ExitCode {
-        let layout = TrackFileLayout(format: options.format)
-        var current: TrackFile?
-        var currentName: String?
-        var nameCache: (seconds: Int64, name: String)?
-        var lastSync = Monotonic.milliseconds
-        var pending: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 256 * 1024)
-        do throws(TrackFileError) {
-            while true {
-                // A quiet receiver still gets its last fixes synced on time.
-                if let current, current.hasUnsynced {
-                    let due = lastSync + Int64(options.syncSeconds * 1000) - Monotonic.milliseconds
-                    if due <= 0 || pollOne(STDIN_FILENO, events: Int16(POLLIN), milliseconds: Int32(clamping: due)) == 0 {
-                        try current.sync()
-                        lastSync = Monotonic.milliseconds
+        let files = DiskTrackFiles(layout: TrackFileLayout(format: options.format)) { printError($0) }
+        var input = StdinRecordFrames()
+        var machine = TrackWriterStateMachine(names: TrackFileNames(pattern: options.path),
+                                              syncSeconds: options.syncSeconds, now: input.now)
+        return Self.drive(&machine, files: files, input: &input) { printError($0.description) }
+    }
+
+    /// Does what `machine` decides, with `files` and `input`, until it exits.
+    /// - Parameter onError: told why a file operation failed, before the exit.
+    static func drive<Files: TrackFileStore, Input: RecordFrameSource>(
+        _ machine: inout TrackWriterStateMachine, files: Files, input: inout Input,
+        onError: (TrackFileError) -> Void
+    ) -> ExitCode {
+        var current: Files.File?
+        var action = machine.start
+        while true {
+            do throws(TrackFileError) {
+                switch action {
+                case .wait(let deadline):
+                    switch input.next(until: deadline) {
+                    case .frames(let frames): action = machine.framesRead(frames, now: input.now)
+                    case .ended: action = machine.inputEnded()
+                    case .deadlinePassed: action = machine.deadlinePassed(now: input.now)
                     }
-                }
-                let count = chunk.withUnsafeMutableBytes { buffer in
-                    retryingInterrupts { read(STDIN_FILENO, buffer.baseAddress, buffer.count) }
-                }
-                if count <= 0 { break }  // loctrack closed the pipe (or is gone)
-                pending += chunk[..<count]
-                let (frames, consumed) = RecordFrame.decode(pending[...])
-                pending.removeFirst(consumed)
-                // One write per file per read: consecutive frames that go to the same file.
-                var index = 0
-                while index < frames.count {
-                    let name = Self.name(for: frames[index].seconds, pattern: options.path, cache: &nameCache)
-                    var last = index + 1
-                    while last < frames.count,
-                          Self.name(for: frames[last].seconds, pattern: options.path, cache: &nameCache) == name {
-                        last += 1
-                    }
-                    if name != currentName {
-                        try current?.sync()
-                        current = nil
-                        current = try TrackFile(path: name, layout: layout) { printError($0) }
-                        currentName = name
-                    }
-                    try current?.append(frames[index..<last].map { ($0.payload, $0.startsSegment) })
-                    index = last
-                }
-                let now = Monotonic.milliseconds
-                if Double(now - lastSync) >= options.syncSeconds * 1000 {
+                case .open(let name):
+                    current = try files.open(name)
+                    action = machine.fileOpened(now: input.now)
+                case .rotate(let name):
                     try current?.sync()
-                    lastSync = now
+                    current = nil  // closed (and unlocked) before the next one opens
+                    current = try files.open(name)
+                    action = machine.fileOpened(now: input.now)
+                case .append(let records):
+                    try open(current).append(records)
+                    action = machine.completed(now: input.now)
+                case .sync:
+                    try open(current).sync()
+                    action = machine.completed(now: input.now)
+                case .close:
+                    current = nil
+                    action = machine.completed(now: input.now)
+                case .exit(let code):
+                    return code
                 }
-            }
-            try current?.sync()
-            return .success
-        } catch {
-            printError(error.description)
-            return error.exitCode
-        }
-    }
-
-    /// The file for a record at `seconds`; the pattern is formatted once per second of time.
-    private static func name(for seconds: Int64, pattern: TrackPathPattern,
-                             cache: inout (seconds: Int64, name: String)?) -> String {
-        if let cache, cache.seconds == seconds { return cache.name }
-        let name = pattern.fileName(utcSeconds: seconds)
-        cache = (seconds, name)
-        return name
-    }
-}
-
-/// `loctrack __record-writer --format F --sync S --output PATH`: what ``RecordingSink``
-/// starts. Not a command for people; its arguments are loctrack's own.
-public struct RecordWriterOptions: Equatable, Sendable {
-    public var format: OutputFormat
-    public var path: TrackPathPattern
-    public var syncSeconds: Double
-
-    static let commandName = "__record-writer"
-
-    /// The arguments that start the writer for `options` (after the program name).
-    static func arguments(format: OutputFormat, options: RecordOptions) -> [String] {
-        [commandName, "--format", format.rawValue, "--sync", "\(options.syncSeconds)", "--output", options.path.text]
-    }
-
-    static func parse(_ arguments: ArraySlice<String>) throws(UsageError) -> RecordWriterOptions {
-        var format: OutputFormat?
-        var path: TrackPathPattern?
-        var syncSeconds = RecordOptions.defaultSyncSeconds
-        var scanner = ArgumentScanner(arguments, command: OptionTable.recordWriter)
-        while let argument = try scanner.next() {
-            switch argument {
-            case .option("--format"): format = try scanner.format()
-            case .option("--sync"): syncSeconds = try scanner.nonNegativeNumber(for: "--sync", unit: "seconds")
-            case .option("--output"):
-                let text = try scanner.value(for: "--output")
-                do { path = try TrackPathPattern(text) } catch {
-                    throw .invalidValue(text, option: "--output", expected: error.expected)
-                }
-            case .option(let name): throw .unknownOption(name, command: commandName)
-            case .positional(let text): throw .unexpectedArgument(text, command: commandName)
+            } catch {
+                onError(error)
+                action = machine.failed(error)
             }
         }
-        guard let format else { throw .missingValue(option: "--format") }
-        guard let path else { throw .missingValue(option: "--output") }
-        return RecordWriterOptions(format: format, path: path, syncSeconds: syncSeconds)
+    }
+
+    /// The machine asks for a file operation only while a file is open.
+    private static func open<File>(_ file: File?) -> File {
+        guard let file else { preconditionFailure("the track writer's state machine used a file it had not opened") }
+        return file
     }
 }

@@ -94,13 +94,13 @@ package final class Spool: Sendable {
     /// socket). Acknowledgements may come out of order: the head moves over the
     /// acknowledged prefix only. In memory until ``flushAcknowledgements()``.
     package func acknowledge(_ sequence: UInt64) {
-        state.withLock { $0.acknowledge(sequence) }
+        state.withLock { $0.index.acknowledge(sequence) }
     }
 
     /// Several acknowledgements under one lock (the publisher takes them a step at a time).
     package func acknowledge(_ sequences: some Sequence<UInt64>) {
         state.withLock { state in
-            for sequence in sequences { state.acknowledge(sequence) }
+            for sequence in sequences { state.index.acknowledge(sequence) }
         }
     }
 
@@ -112,16 +112,16 @@ package final class Spool: Sendable {
     }
 
     /// The head: the first sequence not acknowledged (in memory, durable or not).
-    package var firstUnacknowledged: UInt64 { state.withLock { $0.head } }
+    package var firstUnacknowledged: UInt64 { state.withLock { $0.index.head } }
 
     /// The sequence the next appended message gets.
-    package var nextSequence: UInt64 { state.withLock { $0.nextSequence } }
+    package var nextSequence: UInt64 { state.withLock { $0.index.nextSequence } }
 
     /// The messages not acknowledged.
-    package var pendingCount: Int { state.withLock { $0.pendingCount } }
+    package var pendingCount: Int { state.withLock { $0.index.pendingCount } }
 
     /// The record bytes (headers included) from the head on: what the limit bounds.
     /// Messages acknowledged out of order count until the head passes them, as they stay
     /// on disk until then.
-    package var pendingBytes: Int64 { state.withLock { $0.pendingBytes } }
+    package var pendingBytes: Int64 { state.withLock { $0.index.pendingBytes } }
 }

@@ -2,7 +2,7 @@
 /// records themselves (those are read back with pread when the publisher asks). Four
 /// bytes per message, so a day offline at 1 Hz costs about 340 KiB however large the
 /// messages are, and the spool's byte limit bounds it.
-struct SpoolSegment {
+struct SpoolSegment: Equatable {
     /// The sequence number of the segment's first record, also its file name.
     let firstSequence: UInt64
     /// The path of the file: `DIR/<firstSequence, 20 digits>.seg`.

@@ -20,35 +20,34 @@ extension SpoolState {
                 throw SpoolError(path: directory, kind: .invalidMessage(reason: reason))
             }
         }
-        let firstSequence = nextSequence
+        let firstSequence = index.nextSequence
         // Should a write fail, what is remembered may no longer match the disk.
         recent = []
-        var index = 0
-        while index < messages.count {
-            let firstSize = Int64(SpoolRecord.size(of: messages[index]))
-            if tailDescriptor == nil || segments[segments.count - 1].size > 0
-                && segments[segments.count - 1].size + firstSize > segmentBytes {
+        var next = 0
+        while next < messages.count {
+            let firstSize = Int64(SpoolRecord.size(of: messages[next]))
+            if index.startsSegment(forRecordOf: firstSize, tailOpen: tailDescriptor != nil, segmentBytes: segmentBytes) {
                 try startSegment()
             }
-            var size = segments[segments.count - 1].size
+            var size = index.segments[index.segments.count - 1].size
             var bytes: [UInt8] = []
             var ends: [UInt32] = []
             repeat {
-                let recordSize = Int64(SpoolRecord.size(of: messages[index]))
+                let recordSize = Int64(SpoolRecord.size(of: messages[next]))
                 if !ends.isEmpty, size + recordSize > segmentBytes { break }
-                SpoolRecord.encode(messages[index], into: &bytes)
+                SpoolRecord.encode(messages[next], into: &bytes)
                 size += recordSize
                 ends.append(UInt32(size))
-                index += 1
-            } while index < messages.count
+                next += 1
+            } while next < messages.count
             // A segment is synced before the next one starts (only the last may end torn);
             // the last one's sync is left to the caller, outside the lock.
-            let isLastChunk = index == messages.count
+            let isLastChunk = next == messages.count
             try writeToTail(bytes, ends: ends, sync: !isLastChunk)
             if isLastChunk, let descriptor = tailDescriptor {
                 let duplicate = dup(descriptor)
                 if duplicate < 0 {
-                    try io(segments[segments.count - 1].path, "sync") { () throws(Errno) in try syncData(descriptor) }
+                    try io(index.segments[index.segments.count - 1].path, "sync") { () throws(Errno) in try syncData(descriptor) }
                 } else {
                     lastSync = duplicate
                 }
@@ -76,7 +75,8 @@ extension SpoolState {
     /// Writes `bytes`, whole records ending at `ends`, at the end of the last segment.
     private mutating func writeToTail(_ bytes: [UInt8], ends: [UInt32], sync: Bool) throws(SpoolError) {
         guard let descriptor = tailDescriptor else { return }
-        let last = segments.count - 1, path = segments[last].path, offset = segments[last].size
+        guard let last = index.segments.last else { return }
+        let path = last.path, offset = last.size
         do {
             try writeAll(descriptor, bytes, at: offset)
             if sync { try syncData(descriptor) }
@@ -86,14 +86,13 @@ extension SpoolState {
             try? truncateFile(descriptor, to: offset)
             throw .io(path, "append to", error.code)
         }
-        segments[last].ends.append(contentsOf: ends)
-        nextSequence += UInt64(ends.count)
+        index.appended(ends: ends)
     }
 
     /// Starts `DIR/<nextSequence>.seg` and syncs the folder, so that the new file, and
     /// the messages about to be written to it, survive a power cut.
     private mutating func startSegment() throws(SpoolError) {
-        let segment = SpoolSegment(firstSequence: nextSequence, directory: directory)
+        let segment = SpoolSegment(firstSequence: index.nextSequence, directory: directory)
         let descriptor = try io(segment.path, "create") { () throws(Errno) in
             try openFile(segment.path, flags: O_RDWR | O_CREAT | O_EXCL, mode: 0o600)
         }
@@ -107,28 +106,16 @@ extension SpoolState {
         if let tailDescriptor { Glibc.close(tailDescriptor) }
         tailDescriptor = descriptor
         // The previous segment, if wholly acknowledged, goes at the next flush.
-        segments.append(segment)
+        index.segmentStarted(segment)
     }
 
-    /// Drops the oldest messages while the pending bytes exceed the limit, but never the
-    /// newest: a single message larger than the limit is kept (a limit below one message
-    /// would otherwise drop everything and publish nothing). The new head is written
-    /// before this returns, so a restart does not bring the dropped messages back.
+    /// Drops the oldest messages while the pending bytes exceed the limit (the index
+    /// decides which: ``SpoolIndex/dropOldest(toFit:)``). The new head is written before
+    /// this returns, so a restart does not bring the dropped messages back.
     /// - Returns: how many dropped messages had not been acknowledged.
     private mutating func dropOldestOverLimit() throws(SpoolError) -> Int {
-        var bytes = pendingBytes
-        guard bytes > limitBytes else { return 0 }
-        var dropped = 0
-        while bytes > limitBytes, head + 1 < nextSequence {
-            bytes -= recordSize(head)
-            if acknowledged.remove(head) == nil { dropped += 1 }
-            head += 1
-            while acknowledged.contains(head) {  // acknowledged: passing it drops nothing
-                acknowledged.remove(head)
-                bytes -= recordSize(head)
-                head += 1
-            }
-        }
+        guard index.pendingBytes > limitBytes else { return 0 }
+        let dropped = index.dropOldest(toFit: limitBytes)
         try flushAcknowledgements()
         return dropped
     }

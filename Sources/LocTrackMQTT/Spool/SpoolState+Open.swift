@@ -47,11 +47,10 @@ extension SpoolState {
             tail = nil
         }
         var state = SpoolState(
-            directory: directory, limitBytes: limitBytes, segmentBytes: segmentBytes, segments: segments,
-            head: head, durableHead: head, nextSequence: max(head, segments.last?.endSequence ?? head),
+            directory: directory, limitBytes: limitBytes, segmentBytes: segmentBytes,
+            index: SpoolIndex(segments: segments, head: head), writtenHead: head,
             headFile: headFile, tailDescriptor: tail, lockDescriptor: lock
         )
-        state.writtenHead = head
         do {
             try state.removeSegmentsBelowDurableHead()
         } catch {

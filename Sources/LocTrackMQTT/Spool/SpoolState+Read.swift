@@ -8,28 +8,28 @@ extension SpoolState {
     /// (the disk may have changed under the spool since it was opened).
     func messages(from sequence: UInt64, limit: Int) throws(SpoolError) -> [(sequence: UInt64, message: SpoolMessage)] {
         var result: [(sequence: UInt64, message: SpoolMessage)] = []
-        var next = max(sequence, head)
+        var next = max(sequence, index.head)
         // What was just appended is still in memory (it runs up to nextSequence).
         if next >= recentFirst, next < recentFirst + UInt64(recent.count) {
-            var index = Int(next - recentFirst)
-            while result.count < limit, index < recent.count {
-                let recordSequence = recentFirst + UInt64(index)
-                if !acknowledged.contains(recordSequence) { result.append((recordSequence, recent[index])) }
-                index += 1
+            var position = Int(next - recentFirst)
+            while result.count < limit, position < recent.count {
+                let recordSequence = recentFirst + UInt64(position)
+                if !index.isAcknowledged(recordSequence) { result.append((recordSequence, recent[position])) }
+                position += 1
             }
             return result
         }
-        while result.count < limit, let index = segmentIndex(containing: next) {
-            let segment = segments[index]
+        while result.count < limit, let position = index.segmentIndex(containing: next) {
+            let segment = index.segments[position]
             let first = Int(next - segment.firstSequence)
             // Enough records for the rest of the page, plus those acknowledged out of
             // order (skipped, so they must not shorten the page).
-            let wanted = limit - result.count + acknowledged.count
+            let wanted = limit - result.count + index.acknowledged.count
             let last = min(segment.count, first + wanted)
-            let records = try read(segment, records: first..<last, isTail: index == segments.count - 1)
+            let records = try read(segment, records: first..<last, isTail: position == index.segments.count - 1)
             for (offset, position) in zip(records.offsets, first..<last) {
                 let recordSequence = segment.firstSequence + UInt64(position)
-                if acknowledged.contains(recordSequence) { continue }
+                if index.isAcknowledged(recordSequence) { continue }
                 result.append((recordSequence, SpoolRecord.decode(records.bytes, at: offset)))
                 if result.count == limit { break }
             }

@@ -1,0 +1,30 @@
+import Glibc
+import LocTrack
+
+/// The track writer's stdin: `poll` until a deadline, `read` what the pipe holds, decode
+/// the whole frames (a frame's rest waits for the next read).
+struct StdinRecordFrames: RecordFrameSource {
+    /// Bytes of a frame not yet whole.
+    private var pending: [UInt8] = []
+    private var chunk = [UInt8](repeating: 0, count: 256 * 1024)
+
+    var now: Int64 { Monotonic.milliseconds }
+
+    mutating func next(until deadline: Int64?) -> RecordFrameInput {
+        if let deadline {
+            let due = deadline - Monotonic.milliseconds
+            // A failed poll falls through to read, which then says what is wrong.
+            if due <= 0 || pollOne(STDIN_FILENO, events: Int16(POLLIN), milliseconds: Int32(clamping: due)) == 0 {
+                return .deadlinePassed
+            }
+        }
+        let count = chunk.withUnsafeMutableBytes { buffer in
+            retryingInterrupts { read(STDIN_FILENO, buffer.baseAddress, buffer.count) }
+        }
+        if count <= 0 { return .ended }
+        pending += chunk[..<count]
+        let (frames, consumed) = RecordFrame.decode(pending[...])
+        pending.removeFirst(consumed)
+        return .frames(frames)
+    }
+}
