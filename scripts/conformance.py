@@ -50,7 +50,7 @@ from typing import Dict, List, Optional, Tuple
 SCRIPTS = Path(__file__).resolve().parent
 ROOT = SCRIPTS.parent
 sys.path.insert(0, str(SCRIPTS))
-from fake_gpsd import FakeGpsd  # noqa: E402
+from support.scripted_gpsd import FakeGpsd  # noqa: E402
 from support.processes import free_port, kill_group, release_port, spawn  # noqa: E402
 
 # The fields loctrack's JSON output can carry (gpsd's TPV names), in gpsd's order.

@@ -23,7 +23,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
-from fake_gpsd import FakeGpsd  # noqa: E402
+from support.scripted_gpsd import FakeGpsd  # noqa: E402
 from support.processes import free_port, kill_group, release_port, spawn, wait_port  # noqa: E402
 
 LOGS = Path(os.environ.get("GPSD_LOGS", ROOT.parent / "shared" / "gpsd-logs"))

@@ -13,7 +13,7 @@ import traceback
 from pathlib import Path
 from typing import Callable, List, Optional, Sequence, Tuple
 
-from fake_gpsd import FakeGpsd
+from support.scripted_gpsd import FakeGpsd
 from support.processes import release_port, spawn
 
 from .reports import parse_fix
