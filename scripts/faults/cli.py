@@ -112,7 +112,7 @@ def markdown_table(results: List[Result]) -> str:
 
 
 def find_flood(explicit: Optional[str]) -> Optional[str]:
-    for candidate in (explicit, os.environ.get("FLOOD_GPSD"), str(ROOT / ".build-faults" / "flood_gpsd"),
+    for candidate in (explicit, os.environ.get("FLOOD_GPSD"), str(ROOT / ".build" / "flood_gpsd"),
                       str(ROOT / "Benchmarks" / "bin" / "flood_gpsd")):
         if candidate and os.access(candidate, os.X_OK):
             return candidate
@@ -124,8 +124,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     if argv[:1] == ["--python-flood"]:
         return python_flood(int(argv[1]), float(argv[2]), int(argv[3]), float(argv[4]), int(argv[5]))
     parser = argparse.ArgumentParser(prog="faults", description="loctrack's fault-injection suite (docs/faults.md).")
-    parser.add_argument("--loctrack", default=os.environ.get("LOCTRACK", str(ROOT / ".build-faults/release/loctrack")))
-    parser.add_argument("--flood", help="flood_gpsd binary (default: .build-faults/flood_gpsd, then "
+    parser.add_argument("--loctrack", default=os.environ.get("LOCTRACK", str(ROOT / ".build/release/loctrack")))
+    parser.add_argument("--flood", help="flood_gpsd binary, built from scripts/support/flood_gpsd.c (default: .build/flood_gpsd, then "
                         "Benchmarks/bin/flood_gpsd; else a Python flood)")
     parser.add_argument("--only", help="comma-separated faults, e.g. 1,4,10 (12 is the long one)")
     parser.add_argument("--long", action="store_true", help="also run fault 12 (a million fixes)")
