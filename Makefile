@@ -137,7 +137,7 @@ fuzz: deps
 #                        through the library's reader in the Swift suite (a socketpair plays
 #                        gpsd: ConformanceReplayTests, which make test runs on three committed
 #                        captures), the JSON capture
-#                        through a scripted gpsd (scripts/fake_gpsd.py), and the raw log
+#                        through the scripted gpsd (scripts/support/scripted_gpsd.py), and the raw log
 #                        through gpsfake into a real gpsd; prints a table per way and
 #                        fails on any difference. Artifacts: out/conformance/.
 #                        Variables: LOCTRACK=path to another binary (default $(BIN)),
@@ -160,7 +160,8 @@ conformance: build
 # gpsd's Python client (Benchmarks/run.py, docs/performance.md)
 #
 #   make bench           release build of loctrack (the one in .build), the C reference
-#                        client and the flood gpsd emulator (in Benchmarks/bin), GNU time, jq
+#                        client and the flood gpsd emulator (scripts/support/flood_gpsd.c;
+#                        both built into Benchmarks/bin), GNU time, jq
 #                        and python3-gps when missing (apt-get), then the full benchmark
 #                        (about 13 minutes on 2 cores): flood-tpv and flood-sky, steady
 #                        1 Hz / 10 Hz, latency, idle, `once` on a warm and on a cold gpsd,
@@ -180,6 +181,9 @@ conformance: build
 #                        Clients whose tools cannot be installed are left out with a note.
 # ---------------------------------------------------------------------------
 BENCH_BIN := Benchmarks/bin
+# The flood gpsd emulator, C: the benchmark and the faults both run it, so it lives with the
+# helpers the test tools share (scripts/support/, beside its Python stand-in, the scripted gpsd).
+FLOOD_GPSD_SRC := scripts/support/flood_gpsd.c
 BENCH_SCRATCH := .build
 BENCH_LOCTRACK := $(BENCH_SCRATCH)/release/loctrack
 # Any C compiler: cc, else gcc, else the clang that ships with the Swift toolchain.
@@ -191,7 +195,7 @@ BENCH_FLAGS ?=
 bench-build: deps
 	$(SWIFT) build -c release --scratch-path $(BENCH_SCRATCH) $(SWIFT_BUILD_FLAGS)
 	@mkdir -p $(BENCH_BIN)
-	$(BENCH_CC) $(BENCH_CFLAGS) -o $(BENCH_BIN)/flood_gpsd Benchmarks/emulator/flood_gpsd.c
+	$(BENCH_CC) $(BENCH_CFLAGS) -o $(BENCH_BIN)/flood_gpsd $(FLOOD_GPSD_SRC)
 	$(BENCH_CC) $(BENCH_CFLAGS) -o $(BENCH_BIN)/gpsclient Benchmarks/c-client/gpsclient.c \
 		$$(pkg-config --cflags --libs libgps 2>/dev/null || echo -lgps) -lm
 
@@ -219,7 +223,8 @@ bench-smoke: bench-build bench-tools
 # faults: fault injection (the package scripts/faults/; the behaviour it checks: docs/faults.md)
 #
 #   make faults          release build of loctrack in .build (FAULTS_SCRATCH: the one release
-#                        build), the flood emulator compiled to .build/flood_gpsd, then
+#                        build), the flood emulator (scripts/support/flood_gpsd.c) compiled
+#                        to .build/flood_gpsd (else a Python stand-in), then
 #                        faults 1-11 against scripted gpsds, gpsfake + a real gpsd and the flood
 #                        emulator (about 3 minutes on 2 cores): gpsd missing, killed and
 #                        restarted, not gpsd, half lines, bursts, overlong and malformed lines,
@@ -240,7 +245,7 @@ FAULTS_FLAGS ?=
 .PHONY: faults faults-long faults-build
 faults-build: deps
 	$(SWIFT) build -c release --scratch-path $(FAULTS_SCRATCH) $(SWIFT_BUILD_FLAGS)
-	$(FAULTS_CC) -O2 -Wall -Wextra -o $(FAULTS_SCRATCH)/flood_gpsd Benchmarks/emulator/flood_gpsd.c \
+	$(FAULTS_CC) -O2 -Wall -Wextra -o $(FAULTS_SCRATCH)/flood_gpsd $(FLOOD_GPSD_SRC) \
 		|| { rm -f $(FAULTS_SCRATCH)/flood_gpsd; echo "faults: flood_gpsd did not build; using the Python flood"; }
 
 faults: faults-build

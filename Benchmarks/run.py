@@ -12,7 +12,7 @@ gpsd's Python module (Benchmarks/python-client/gps_client.py, Debian's python3-g
 client whose tool is not installed is left out with a note.
 
 Workloads:
-  flood-tpv  N TPV reports as fast as the client reads (Benchmarks/emulator/flood_gpsd.c -t):
+  flood-tpv  N TPV reports as fast as the client reads (scripts/support/flood_gpsd.c -t):
              loctrack's own cost per fix.
   flood-sky  N epochs of TPV + a 1.35 KB SKY: what gpsd sends.
              Each flood: wall time (spawn to exit), CPU per fix (wait4: user, sys), peak RSS

@@ -23,7 +23,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
-from fake_gpsd import FakeGpsd  # noqa: E402
+from support.scripted_gpsd import FakeGpsd  # noqa: E402
 from support.processes import free_port, kill_group, release_port, spawn, wait_port  # noqa: E402
 
 LOGS = Path(os.environ.get("GPSD_LOGS", ROOT.parent / "shared" / "gpsd-logs"))
@@ -97,7 +97,7 @@ def two_d_without_altitude(fixes, tpvs):
 @quirk("no error estimate at all (TSIP timing receiver)", "trimble-smt-360")
 def no_error_estimate(fixes, tpvs):
     assert fixes and not any("eph" in fix for fix in fixes)
-    result = subprocess.run([LOCTRACK, "help", "stream"], capture_output=True, text=True)
+    result = subprocess.run([LOCTRACK, "help", "stream"], capture_output=True, text=True, timeout=10)
     assert "--min-accuracy" in result.stdout
     return f"{len(fixes)} fixes without eph (so --min-accuracy drops them all)"
 
@@ -201,12 +201,12 @@ def unknown_device() -> str:
     fake = spawn(["gpsfake", "-q", "-1", "-p", "-P", str(port), "-c", "0.2", str(LOGS / "bu353s4.log")],
                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        deadline = time.time() + 10
-        wait_port(port, 10)  # gpsd listens
+        assert wait_port(port, 10), f"gpsfake's gpsd did not listen on port {port} within 10 s"
+        deadline = time.monotonic() + 10  # gpsd knows its device only once gpsfake has added it
         while True:
             result = subprocess.run([LOCTRACK, "stream", "--format", "json", f"127.0.0.1:{port}:/dev/no-such-gps"],
                                     capture_output=True, text=True, timeout=30)
-            if "No such device" in result.stderr or time.time() > deadline:
+            if "No such device" in result.stderr or time.monotonic() > deadline:
                 break
             time.sleep(0.2)
         lines = result.stderr.strip().splitlines()

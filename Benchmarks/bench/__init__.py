@@ -4,7 +4,7 @@
   procs      child processes: spawn, stop, wait4 with a timeout, ports
   measure    /proc readings (threads, memory), one measured run of a client, statistics
   clients    the clients compared and how each is started and read
-  flood      flood-tpv, flood-sky and the long flood (Benchmarks/emulator/flood_gpsd.c)
+  flood      flood-tpv, flood-sky and the long flood (scripts/support/flood_gpsd.c)
   steady     paced 1 Hz / 10 Hz runs, latency and the idle watch
   live_gpsd  a real gpsd on a pseudo-terminal fed 1 Hz NMEA
   once       `once` on a warm and on a cold gpsd

@@ -66,7 +66,10 @@ def python_with_gps():
     /usr/bin/python3, which need not be the python3 first on PATH)."""
     for candidate in ("/usr/bin/python3", shutil.which("python3")):
         if candidate and os.access(candidate, os.X_OK):
-            probe = subprocess.run([candidate, "-c", "import gps"], capture_output=True)
+            try:
+                probe = subprocess.run([candidate, "-c", "import gps"], capture_output=True, timeout=30)
+            except subprocess.TimeoutExpired:
+                continue
             if probe.returncode == 0:
                 return candidate
     return None

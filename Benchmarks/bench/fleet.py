@@ -86,9 +86,13 @@ def run_fleet(opts, workdir: str):
                                                                timeout, results)) for index in range(devices)]
         for thread in threads:
             thread.start()
-        first = first_arrival(subscriber, threads)
+        # Each tracker's thread ends by run_measured's timeout; the joins have a deadline all the same.
+        deadline = time.monotonic() + timeout + 30
+        first = first_arrival(subscriber, threads, deadline)
         for thread in threads:
-            thread.join()
+            thread.join(max(0.0, deadline - time.monotonic()))
+        if any(thread.is_alive() for thread in threads):
+            raise RuntimeError(f"trackers still measured {timeout + 30:.0f} s after the start")
         arrived = subscriber.wait(30)
         broker_cpu = broker.cpu() - broker_before
         memory = broker.memory()
@@ -122,10 +126,11 @@ def run_fleet(opts, workdir: str):
     return result
 
 
-def first_arrival(subscriber: Subscriber, threads):
+def first_arrival(subscriber: Subscriber, threads, deadline: float):
     """The monotonic ns at which the subscriber's output first grew (its first message), sampled
-    every 10 ms while the trackers run; None if nothing arrived meanwhile."""
-    while any(thread.is_alive() for thread in threads):
+    every 10 ms while the trackers run (until the monotonic deadline); None if nothing arrived
+    meanwhile."""
+    while any(thread.is_alive() for thread in threads) and time.monotonic() < deadline:
         try:
             if os.path.getsize(subscriber.out_path) > 0:
                 return time.monotonic_ns()

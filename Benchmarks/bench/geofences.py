@@ -1,6 +1,6 @@
 """Deterministic geofences along the flood's track, for the monitor part.
 
-The flood emulator (Benchmarks/emulator/flood_gpsd.c, format_epoch) walks its receiver in a
+The flood emulator (scripts/support/flood_gpsd.c, format_epoch) walks its receiver in a
 straight line north-east: epoch k is at lat 38.110494 + k * 1.2e-6, lon -122.626897 + k * 1.5e-6,
 about 0.19 m per epoch (18.7 km for 100,000 epochs), with eph 2.707 m. The polygons here are
 laid out around that line: a quarter of them straddle it (the track enters and leaves them),

@@ -128,8 +128,11 @@ class LiveGpsd:
         if self.proc:
             procs.stop(self.proc, grace=2)
         # gpsd 3.22 cannot remove its SHM export segment after dropping privileges.
-        subprocess.run(["ipcrm", "-M", hex(SHM_BASE | (self.port & 0xFFFF))], stderr=subprocess.DEVNULL,
-                       check=False)
+        try:
+            subprocess.run(["ipcrm", "-M", hex(SHM_BASE | (self.port & 0xFFFF))], stderr=subprocess.DEVNULL,
+                           check=False, timeout=10)
+        except subprocess.TimeoutExpired:
+            pass  # a segment left behind costs nothing: the next gpsd on this port reuses it
         self.feeder.close()
         if os.path.exists(self.control):
             os.unlink(self.control)

@@ -12,6 +12,7 @@ import sys
 import time
 
 _children: list[subprocess.Popen] = []
+KILL_WAIT = 10.0  # seconds a SIGKILLed child has to be reaped
 
 
 def spawn(argv, **kwargs) -> subprocess.Popen:
@@ -34,7 +35,11 @@ def stop(proc: subprocess.Popen, grace: float = 2.0) -> None:
                 os.killpg(proc.pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
-            proc.wait()
+            try:
+                proc.wait(KILL_WAIT)
+            except subprocess.TimeoutExpired:  # in uninterruptible sleep: leave it, say so
+                print(f"run.py: pid {proc.pid} ({proc.args[0]}) still there {KILL_WAIT:g} s after SIGKILL",
+                      file=sys.stderr)
     if proc in _children:
         _children.remove(proc)
 

@@ -115,7 +115,10 @@ def kill_check(opts, variant: str, workdir: str, rng: random.Random) -> int:
             proc = subprocess.Popen(stages[0], stdout=out, stderr=subprocess.DEVNULL)
             time.sleep(rng.uniform(0.05, 0.3))
             proc.send_signal(signal.SIGKILL)
-            proc.wait()
+            try:
+                proc.wait(procs.KILL_WAIT)
+            except subprocess.TimeoutExpired:
+                warn(f"record: the SIGKILLed loctrack (pid {proc.pid}) was not reaped within {procs.KILL_WAIT:g} s")
         deadline = time.monotonic() + 10  # loctrack's track writer finishes and exits on its own
         while time.monotonic() < deadline and any(b"__record-writer" in c and path.encode() in c
                                                    for c in procs_cmdlines()):

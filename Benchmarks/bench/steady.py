@@ -110,7 +110,10 @@ def run_paced(opts, clients: dict, workdir, rate: float, window_s: float, round_
                 run["proc"].wait(5)
             except subprocess.TimeoutExpired:
                 warn(f"paced {rate:g} Hz: {name} did not exit after the emulator closed")
-            run["emulator"].wait(10)
+            try:
+                run["emulator"].wait(10)
+            except subprocess.TimeoutExpired:
+                warn(f"paced {rate:g} Hz: {name}'s emulator did not exit within 10 s of its client")
     finally:
         for run in runs.values():
             procs.stop(run["proc"], grace=1)

@@ -1,8 +1,8 @@
 """faults: loctrack's fault-injection suite (`make faults`, `make faults-long`).
 
 Each fault of docs/faults.md is injected into a real `loctrack` process, from a
-scripted gpsd (scripts/fake_gpsd.py, in this process), a real gpsd fed by
-gpsfake, or the flood emulator (Benchmarks/emulator/flood_gpsd.c), and the
+scripted gpsd (scripts/support/scripted_gpsd.py, in this process), a real gpsd fed by
+gpsfake, or the flood emulator (scripts/support/flood_gpsd.c), and the
 behaviour the docs promise is asserted. Every fault prints PASS or FAIL with
 its sub-checks and a measured figure; a table at the end sums up, and the exit
 status is 1 if anything failed (an exception in a test counts as a failure and

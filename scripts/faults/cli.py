@@ -57,19 +57,57 @@ FAULTS = [
 DEFAULT = [fault_id for fault_id, *_ in FAULTS if fault_id != "12"]
 
 
-def run_fault(ctx: Context, entry, sink: Callable[[Result], None]) -> Result:
-    fault_id, function, title, expectation, _ = entry
-    result = Result(fault_id, title, expectation)
-    started = now()
-    try:
-        function(ctx, result)
-    except Exception as error:  # noqa: BLE001 - reported as a failure of the suite
-        result.error = "%s: %s" % (type(error).__name__, error)
-        with open(ctx.out / ("%s.traceback" % fault_id), "w") as handle:
-            traceback.print_exc(file=handle)
-    result.seconds = now() - started
-    sink(result)
-    return result
+# Seconds a fault may take before the suite reports it FAILed and goes on (--fault-timeout):
+# the slowest, 11 and 12, take about 150 s and 60 s on 2 cores with flood_gpsd.
+FAULT_TIMEOUT = 900.0
+
+
+class Run:
+    """One fault on a thread of its own, its result reported once: when the fault returns, or
+    when the suite's limit passes first (the fault's thread is then abandoned; its processes
+    are killed with the rest at the suite's end)."""
+
+    def __init__(self, ctx: Context, entry, sink: Callable[[Result], None], limit: float):
+        fault_id, self.function, title, expectation, _ = entry
+        self.ctx, self.sink, self.limit = ctx, sink, limit
+        self.result = Result(fault_id, title, expectation)
+        self.reported = threading.Lock()
+        self.done = False
+        self.started = now()
+        self.thread = threading.Thread(target=self._run, daemon=True, name="fault-" + fault_id)
+        self.thread.start()
+
+    def _run(self) -> None:
+        result = self.result
+        try:
+            self.function(self.ctx, result)
+        except Exception as error:  # noqa: BLE001 - reported as a failure of the suite
+            result.error = "%s: %s" % (type(error).__name__, error)
+            with open(self.ctx.out / ("%s.traceback" % result.fault), "w") as handle:
+                traceback.print_exc(file=handle)
+        self._report(None)
+
+    def _report(self, error: Optional[str]) -> None:
+        with self.reported:
+            if self.done:
+                return
+            self.done = True
+            if error:
+                self.result.error = error
+            self.result.seconds = now() - self.started
+        self.sink(self.result)
+
+    def finished(self) -> bool:
+        """Whether the fault is over: returned, or over its limit (then reported as a FAIL)."""
+        if self.thread.is_alive() and now() - self.started > self.limit:
+            self._report("did not finish within %.0f s (the suite's limit per fault, --fault-timeout); "
+                         "its processes are killed at the end" % self.limit)
+        return self.done
+
+    def wait(self) -> None:
+        """Until finished(): the fault returned or its limit passed."""
+        while not self.finished():
+            self.thread.join(0.1)
 
 
 def wrap(text: str, width: int) -> List[str]:
@@ -112,7 +150,7 @@ def markdown_table(results: List[Result]) -> str:
 
 
 def find_flood(explicit: Optional[str]) -> Optional[str]:
-    for candidate in (explicit, os.environ.get("FLOOD_GPSD"), str(ROOT / ".build-faults" / "flood_gpsd"),
+    for candidate in (explicit, os.environ.get("FLOOD_GPSD"), str(ROOT / ".build" / "flood_gpsd"),
                       str(ROOT / "Benchmarks" / "bin" / "flood_gpsd")):
         if candidate and os.access(candidate, os.X_OK):
             return candidate
@@ -124,8 +162,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     if argv[:1] == ["--python-flood"]:
         return python_flood(int(argv[1]), float(argv[2]), int(argv[3]), float(argv[4]), int(argv[5]))
     parser = argparse.ArgumentParser(prog="faults", description="loctrack's fault-injection suite (docs/faults.md).")
-    parser.add_argument("--loctrack", default=os.environ.get("LOCTRACK", str(ROOT / ".build-faults/release/loctrack")))
-    parser.add_argument("--flood", help="flood_gpsd binary (default: .build-faults/flood_gpsd, then "
+    parser.add_argument("--loctrack", default=os.environ.get("LOCTRACK", str(ROOT / ".build/release/loctrack")))
+    parser.add_argument("--flood", help="flood_gpsd binary, built from scripts/support/flood_gpsd.c (default: .build/flood_gpsd, then "
                         "Benchmarks/bin/flood_gpsd; else a Python flood)")
     parser.add_argument("--only", help="comma-separated faults, e.g. 1,4,10 (12 is the long one)")
     parser.add_argument("--long", action="store_true", help="also run fault 12 (a million fixes)")
@@ -139,6 +177,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--seed", type=int, help="seed of fault 11's random kill moments (default: a random "
                         "one, printed in its figure)")
     parser.add_argument("--out", default=str(ROOT / "out" / "faults"), help="artifacts directory")
+    parser.add_argument("--fault-timeout", type=float, default=FAULT_TIMEOUT, metavar="S",
+                        help="a fault still running after S seconds is a FAIL and the suite goes on "
+                        "(default %.0f)" % FAULT_TIMEOUT)
     args = parser.parse_args(argv)
 
     # A signal handler that is not SIG_IGN, so loctrack children start with SIGINT at its default.
@@ -170,16 +211,13 @@ def main(argv: Optional[List[str]] = None) -> int:
     entries = [entry for entry in FAULTS if entry[0] in selected]
     try:
         for entry in [e for e in entries if e[4]]:
-            run_fault(ctx, entry, sink)
+            Run(ctx, entry, sink, args.fault_timeout).wait()
         pending = [e for e in entries if not e[4]]
-        running: List[threading.Thread] = []
-        while pending or running:
-            running = [thread for thread in running if thread.is_alive()]
+        running: List[Run] = []
+        while pending or running:  # each Run ends by its limit: so does this loop
+            running = [run for run in running if not run.finished()]
             while pending and len(running) < max(1, args.jobs):
-                entry = pending.pop(0)
-                thread = threading.Thread(target=run_fault, args=(ctx, entry, sink), daemon=True)
-                thread.start()
-                running.append(thread)
+                running.append(Run(ctx, pending.pop(0), sink, args.fault_timeout))
             time.sleep(0.1)
     except KeyboardInterrupt:
         print("faults: interrupted", file=sys.stderr)

@@ -1,23 +1,26 @@
-"""The flood emulator (Benchmarks/emulator/flood_gpsd.c) as a gpsd that sends epochs as fast as it
-can or at a set rate, and a Python stand-in for it when it cannot be built."""
+"""The flood emulator (scripts/support/flood_gpsd.c) as a gpsd that sends epochs as fast as it
+can or at a set rate, and a Python stand-in for it when it cannot be built: the scripted gpsd
+(support/scripted_gpsd.py) with the flood's script."""
 
 from __future__ import annotations
 
 import calendar
 import re
-import socket
+import select
 import subprocess
 import sys
-import time
 from pathlib import Path
-from typing import List, Optional
+from typing import Iterator, List, Optional
 
 from support.processes import kill_group, spawn
+from support.scripted_gpsd import FakeGpsd, serve_command_line
 
 from .harness import Context
 from .reports import BASE_TIME, iso, preamble, sky, tpv
 
 PACKAGE = Path(__file__).resolve().parent
+FLOOD_WATCH_TIMEOUT = 30  # seconds either flood waits for the client's ?WATCH (flood_gpsd -W)
+START_TIMEOUT = 10  # seconds a flood has to print its port
 
 
 def flood_command(ctx: Context, epochs_count: int, rate: float, step_ms: int, linger: float,
@@ -26,7 +29,7 @@ def flood_command(ctx: Context, epochs_count: int, rate: float, step_ms: int, li
     satellites 0: TPV reports only, no SKY."""
     if ctx.flood:
         return [ctx.flood, "-n", str(epochs_count), "-r", str(rate), "-s", str(step_ms), "-l", str(linger),
-                *(["-k", str(satellites)] if satellites else ["-t"]), "-C", "1", "-W", "30"]
+                *(["-k", str(satellites)] if satellites else ["-t"]), "-C", "1", "-W", str(FLOOD_WATCH_TIMEOUT)]
     return [sys.executable, str(PACKAGE), "--python-flood", str(epochs_count), str(rate),
             str(step_ms), str(linger), str(satellites)]
 
@@ -38,10 +41,12 @@ def flood_time(k: int, step_ms: int) -> str:
 def start_flood(ctx: Context, epochs_count: int, rate: float, step_ms: int, linger: float, satellites: int = 16):
     process = spawn(flood_command(ctx, epochs_count, rate, step_ms, linger, satellites), stdin=subprocess.DEVNULL,
                     stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    port_line = process.stdout.readline().decode().strip()
+    ready, _, _ = select.select([process.stdout], [], [], START_TIMEOUT)
+    port_line = process.stdout.readline().decode().strip() if ready else ""
     if not port_line.isdigit():
-        kill_group(process)
-        raise RuntimeError("flood emulator did not start: %r %r" % (port_line, process.stderr.read()[:300]))
+        kill_group(process)  # before reading stderr: its end is then certain
+        raise RuntimeError("flood emulator did not print its port within %d s: %r %r"
+                           % (START_TIMEOUT, port_line, process.stderr.read()[:300]))
     return process, int(port_line)
 
 
@@ -55,42 +60,28 @@ def epoch_index(line: str, step_ms: int) -> Optional[int]:
     return int(round((seconds * 1000 + millis) / step_ms))
 
 
-# == the Python flood (when Benchmarks/emulator/flood_gpsd.c cannot be built) ============================
+# == the Python flood (when flood_gpsd.c cannot be built) ==========================================
+
+def flood_script(epochs_count: int, step_ms: int, satellites: int) -> Iterator[bytes]:
+    """What flood_gpsd sends after ?WATCH: the preamble, then TPV + SKY per epoch (TPV alone
+    for 0 satellites), with its epoch times and positions; generated as they are sent."""
+    yield from preamble()
+    sky_line = sky(0, satellites) if satellites else None
+    for k in range(epochs_count):
+        yield tpv(k, step=step_ms / 1000, walk=1e-6)
+        if sky_line is not None:
+            yield sky_line
+
 
 def python_flood(epochs_count: int, rate: float, step_ms: int, linger: float, satellites: int) -> int:
-    """A stand-in for flood_gpsd: the same banner, preamble, epoch times and positions, TPV + SKY
-    per epoch (TPV alone for 0 satellites)."""
-    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    listener.bind(("127.0.0.1", 0))
-    listener.listen(1)
-    print(listener.getsockname()[1], flush=True)
-    connection, _ = listener.accept()
-    connection.sendall(b'{"class":"VERSION","release":"3.22","rev":"3.22","proto_major":3,"proto_minor":14}\r\n')
-    request = b""
-    while b"?WATCH" not in request or b";" not in request.split(b"?WATCH", 1)[1]:
-        chunk = connection.recv(4096)
-        if not chunk:
-            return 1
-        request += chunk
-    connection.sendall(b"".join(line + b"\r\n" for line in preamble()))
-    sky_line = sky(0, satellites) + b"\r\n" if satellites else b""
-    started = time.monotonic()
-    batch = []
-    for k in range(epochs_count):
-        batch.append(tpv(k, step=step_ms / 1000, walk=1e-6) + b"\r\n" + sky_line)
-        if rate > 0:
-            due = started + k / rate
-            delay = due - time.monotonic()
-            if delay > 0:
-                connection.sendall(b"".join(batch))
-                batch = []
-                time.sleep(delay)
-        elif len(batch) >= 200:
-            connection.sendall(b"".join(batch))
-            batch = []
-    if batch:
-        connection.sendall(b"".join(batch))
-    time.sleep(linger)
-    connection.close()
-    return 0
+    """A stand-in for flood_gpsd: the scripted gpsd (support/scripted_gpsd.py) with the flood's
+    script, one client, gpsd's \\r\\n line ends, 200 epochs per write when flooding (rate 0),
+    epoch k at k / rate seconds when paced; then silent `linger` seconds, then FIN. Prints its
+    port like flood_gpsd; gives up (exit 1) if no client has come and gone within
+    FLOOD_WATCH_TIMEOUT + linger + a second per 1,000 epochs."""
+    per_epoch = 2 if satellites else 1
+    server = FakeGpsd(lambda: flood_script(epochs_count, step_ms, satellites), max_clients=1,
+                      burst=True, burst_lines=200 * per_epoch, epoch_rate=rate, line_end=b"\r\n",
+                      linger=linger, watch_timeout=FLOOD_WATCH_TIMEOUT)
+    timeout = FLOOD_WATCH_TIMEOUT + linger + 60 + epochs_count / 1000 + (epochs_count / rate if rate > 0 else 0)
+    return serve_command_line(server, timeout, name="python flood")

@@ -13,7 +13,7 @@ import traceback
 from pathlib import Path
 from typing import Callable, List, Optional, Sequence, Tuple
 
-from fake_gpsd import FakeGpsd
+from support.scripted_gpsd import FakeGpsd
 from support.processes import release_port, spawn
 
 from .reports import parse_fix
@@ -149,8 +149,9 @@ class Result:
         return "\n".join(lines)
 
 
-def parallel(*calls: Callable[[], None]) -> None:
-    """Runs the calls on threads and waits for all; the first exception is re-raised."""
+def parallel(*calls: Callable[[], None], timeout: float = 600.0) -> None:
+    """Runs the calls on threads and waits for all, at most timeout seconds (then RuntimeError);
+    the first exception is re-raised."""
     errors: List[BaseException] = []
 
     def run(call):
@@ -162,10 +163,14 @@ def parallel(*calls: Callable[[], None]) -> None:
     threads = [threading.Thread(target=run, args=(call,), daemon=True) for call in calls]
     for thread in threads:
         thread.start()
+    deadline = now() + timeout
     for thread in threads:
-        thread.join()
+        thread.join(max(0.0, deadline - now()))
     if errors:
         raise errors[0]
+    late = [thread.name for thread in threads if thread.is_alive()]
+    if late:
+        raise RuntimeError("%d of %d parallel parts still running after %.0f s" % (len(late), len(threads), timeout))
 
 
 def ms(seconds: Optional[float]) -> str:

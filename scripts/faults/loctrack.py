@@ -17,6 +17,11 @@ from .harness import Context, now
 from .reports import parse_fix
 
 
+# Seconds a loctrack under test may live (fault 12's million fixes take about a minute); then it
+# is killed, and a line in its stderr says so.
+LIFETIME = 1200
+
+
 class Loctrack:
     """One loctrack process: stdout lines and stderr lines timestamped as they arrive.
 
@@ -96,7 +101,14 @@ class Loctrack:
                 self.cond.notify_all()
 
     def _wait(self) -> None:
-        code = self.process.wait()
+        try:
+            code = self.process.wait(timeout=LIFETIME)
+        except subprocess.TimeoutExpired:
+            with self.cond:
+                self.err.append((now(), "faults: loctrack %s still running after %d s (the harness's limit): "
+                                        "killed" % (self.name, LIFETIME)))
+            kill_group(self.process)
+            code = self.process.wait(timeout=10)
         stamp = now()
         with self.cond:
             self.exited_at = stamp
@@ -189,6 +201,7 @@ class Loctrack:
 
     def stop(self, timeout: float = 3.0) -> Optional[int]:
         """SIGTERM (stream's graceful end), then SIGKILL of the group if it does not end."""
+        self.resume()  # a stalled reader of stdout reads again, to its end
         if self.running():
             try:
                 os.kill(self.pid, signal.SIGTERM)

@@ -1,4 +1,5 @@
-"""What /proc says about a running process (Linux): CPU time, memory, context switches.
+"""What /proc says about processes (Linux): CPU time, memory, context switches, sessions, the TCP
+connections of a process group.
 
 Each returns None when the process is gone (or /proc cannot be read)."""
 
@@ -66,3 +67,50 @@ def session_pids(session: int, among: Optional[List[int]] = None) -> List[int]:
         if len(fields) > 3 and int(fields[3]) == session and fields[0] not in ("Z", "X"):
             members.append(int(name))
     return members
+
+
+def group_members(pgid: int) -> List[int]:
+    """The processes of process group pgid (a wrapper script and the loctrack it runs)."""
+    members = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % entry) as handle:
+                fields = handle.read().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if len(fields) > 2 and fields[2] == str(pgid):
+            members.append(int(entry))
+    return members
+
+
+def established_to(pgid: int, port: int) -> bool:
+    """Whether a process of group pgid has an established TCP connection to loopback port."""
+    inodes = set()
+    for pid in group_members(pgid):
+        try:
+            descriptors = os.listdir("/proc/%d/fd" % pid)
+        except OSError:
+            continue
+        for fd in descriptors:
+            try:
+                link = os.readlink("/proc/%d/fd/%s" % (pid, fd))
+            except OSError:
+                continue
+            if link.startswith("socket:["):
+                inodes.add(link[8:-1])
+    if not inodes:
+        return False
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            with open(table) as handle:
+                rows = handle.read().splitlines()[1:]
+        except OSError:
+            continue
+        for row in rows:
+            parts = row.split()
+            if len(parts) > 9 and parts[3] == "01" and parts[9] in inodes:
+                if int(parts[2].rsplit(":", 1)[1], 16) == port:
+                    return True
+    return False

@@ -1,5 +1,7 @@
 /*
- * flood_gpsd: a gpsd 3.22 stand-in on loopback TCP for loctrack's benchmarks.
+ * flood_gpsd: a gpsd 3.22 stand-in on loopback TCP for loctrack's benchmark
+ * (Benchmarks/run.py) and fault-injection suite (scripts/faults; without a C
+ * compiler it uses a Python stand-in, the scripted gpsd with a generated script).
  *
  * It speaks the part of gpsd's protocol a watching client sees, with reports
  * formatted byte for byte as gpsd 3.22 formats them (compact JSON, gpsd's field
