@@ -1,5 +1,6 @@
 import Glibc
 import LocTrack
+import Synchronization
 
 /// `--output`: hands each batch of ``RecordFrame``s to the track writer, a process of
 /// loctrack's own (``TrackWriter``; why a process is said there), through a pipe.
@@ -10,11 +11,18 @@ import LocTrack
 /// (`waitsForRoom` false) it never waits that second, so that a slow disk delays no
 /// broker; its queue is then larger instead (``queuedBytesBesideOthers``). At the end
 /// the pipe is closed and the writer's exit status becomes the command's.
+///
+/// A second pipe runs back: the writer's stdout, on which it reports after each sync how
+/// many frames are on disk (``TrackWriter``). ``settledLines`` reads it, so that `monitor
+/// run` confirms an event delivered only once its file survives a power cut.
 final class RecordingSink: LineSink {
     private let writer: OutputWriter
     private let pipeDescriptor: Int32
     private let child: pid_t
     private let waitsForRoom: Bool
+    /// The read end of the writer's reports, non-blocking, and the last count read.
+    private let syncReports: Int32
+    private let synced = Mutex(SyncReports())
 
     /// 4 MiB: about 10,000 JSON lines, 17 minutes of a 10 Hz receiver, held while the
     /// track writer's disk is slow before the oldest are dropped.
@@ -32,15 +40,27 @@ final class RecordingSink: LineSink {
         // Close-on-exec: the writer gets its end as stdin only, never the write end (it
         // would then never see its stdin end).
         for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
-        let arguments = ["loctrack"] + RecordWriterOptions.arguments(format: format, options: options)
-        do throws(Errno) {
-            child = try Self.spawn(arguments, stdin: ends[0])
-        } catch {
+        var reports: [Int32] = [-1, -1]
+        guard pipe(&reports) == 0 else {
             close(ends[0])
             close(ends[1])
+            throw .current
+        }
+        for end in reports {
+            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
+            // Neither side ever waits: a report that does not fit is superseded by the next.
+            _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
+        }
+        let arguments = ["loctrack"] + RecordWriterOptions.arguments(format: format, options: options)
+        do throws(Errno) {
+            child = try Self.spawn(arguments, stdin: ends[0], stdout: reports[1])
+        } catch {
+            for end in ends + reports { close(end) }
             throw error
         }
         close(ends[0])
+        close(reports[1])
+        syncReports = reports[0]
         pipeDescriptor = ends[1]
         writer = OutputWriter(
             descriptor: ends[1],
@@ -55,9 +75,17 @@ final class RecordingSink: LineSink {
     /// The writer frames each file itself (GPX's head and tail, CSV's header).
     func sendFraming(_ text: String) {}
 
-    /// Frames in the pipe: the track writer finishes whatever reached it, also after
-    /// loctrack's SIGKILL.
-    var settledLines: Int { writer.settledLines }
+    /// Frames the track writer has synced to disk (its last report).
+    var settledLines: Int {
+        synced.withLock { reports in
+            reports.read(from: syncReports)
+            return reports.count
+        }
+    }
+
+    deinit {
+        close(syncReports)
+    }
 
     func finish(promptly: Bool) async -> SinkOutcome {
         let written = await writer.finishWriting()
@@ -78,13 +106,15 @@ final class RecordingSink: LineSink {
         return .done
     }
 
-    /// Starts this executable again with `arguments`, `stdin` as its standard input, and
-    /// SIGINT, SIGTERM and SIGHUP blocked (loctrack handles them and closes the pipe).
-    private static func spawn(_ arguments: [String], stdin: Int32) throws(Errno) -> pid_t {
+    /// Starts this executable again with `arguments`, `stdin` and `stdout` as its standard
+    /// input and output, and SIGINT, SIGTERM and SIGHUP blocked (loctrack handles them and
+    /// closes the pipe).
+    private static func spawn(_ arguments: [String], stdin: Int32, stdout: Int32) throws(Errno) -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_adddup2(&actions, stdin, STDIN_FILENO)
+        posix_spawn_file_actions_adddup2(&actions, stdout, STDOUT_FILENO)
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -99,5 +129,28 @@ final class RecordingSink: LineSink {
         let result = posix_spawn(&child, "/proc/self/exe", &actions, &attributes, argv, environ)
         guard result == 0 else { throw Errno(code: result) }
         return child
+    }
+}
+
+/// The track writer's sync reports as read so far: 8-byte little-endian counts.
+private struct SyncReports {
+    var count = 0
+    private var partial: [UInt8] = []
+
+    /// Reads whatever the pipe holds now (never waits) and keeps the newest whole count.
+    mutating func read(from descriptor: Int32) {
+        var buffer = [UInt8](repeating: 0, count: 512)
+        while true {
+            let got = buffer.withUnsafeMutableBytes { bytes in
+                retryingInterrupts { Glibc.read(descriptor, bytes.baseAddress, bytes.count) }
+            }
+            guard got > 0 else { return }
+            partial += buffer[..<got]
+            let whole = partial.count / 8 * 8
+            if whole >= 8 {
+                count = Int(partial[(whole - 8)..<whole].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) })
+                partial.removeFirst(whole)
+            }
+        }
     }
 }

@@ -1,3 +1,5 @@
+import Glibc
+
 /// The track writer: `loctrack __record-writer`, a process of loctrack's own that reads
 /// ``RecordFrame``s on stdin and writes them into the track files, until stdin ends.
 ///
@@ -18,16 +20,29 @@ struct TrackWriter {
         var input = StdinRecordFrames()
         var machine = TrackWriterStateMachine(names: TrackFileNames(pattern: options.path),
                                               syncSeconds: options.syncSeconds, now: input.now)
-        return Self.drive(&machine, files: files, input: &input) { printError($0.description) }
+        return Self.drive(&machine, files: files, input: &input, onError: { printError($0.description) }, onSynced: Self.reportSynced)
+    }
+
+    /// Tells loctrack, on stdout (a pipe of its own; ``RecordingSink``), how many frames are
+    /// synced to disk: 8 bytes, little-endian, each count replacing the last. Never waits:
+    /// the pipe is non-blocking, and a count that does not fit is superseded by the next.
+    private static func reportSynced(_ frames: Int) {
+        var count = UInt64(frames).littleEndian
+        _ = withUnsafeBytes(of: &count) { write(STDOUT_FILENO, $0.baseAddress, $0.count) }
     }
 
     /// Does what `machine` decides, with `files` and `input`, until it exits.
-    /// - Parameter onError: told why a file operation failed, before the exit.
+    /// - Parameters:
+    ///   - onError: told why a file operation failed, before the exit.
+    ///   - onSynced: told after each sync how many frames, all told, are on disk.
     static func drive<Files: TrackFileStore, Input: RecordFrameSource>(
         _ machine: inout TrackWriterStateMachine, files: Files, input: inout Input,
-        onError: (TrackFileError) -> Void
+        onError: (TrackFileError) -> Void, onSynced: (Int) -> Void = { _ in }
     ) -> ExitCode {
         var current: Files.File?
+        // Frames appended so far: all of them are in the file a sync syncs, or in ones
+        // synced and closed before it (a rotation syncs first).
+        var appended = 0
         var action = machine.start
         while true {
             do throws(TrackFileError) {
@@ -43,14 +58,17 @@ struct TrackWriter {
                     action = machine.fileOpened(now: input.now)
                 case .rotate(let name):
                     try current?.sync()
+                    onSynced(appended)
                     current = nil  // closed (and unlocked) before the next one opens
                     current = try files.open(name)
                     action = machine.fileOpened(now: input.now)
                 case .append(let records):
                     try open(current).append(records)
+                    appended += records.count
                     action = machine.completed(now: input.now)
                 case .sync:
                     try open(current).sync()
+                    onSynced(appended)
                     action = machine.completed(now: input.now)
                 case .close:
                     current = nil

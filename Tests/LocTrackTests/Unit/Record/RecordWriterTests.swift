@@ -16,6 +16,8 @@ struct RecordWriterTests {
         let files: InMemoryTrackFiles
         let input: ScriptedRecordFrames
         let errors: [String]
+        /// What the writer reported after each sync: frames on disk, all told.
+        let synced: [Int]
     }
 
     /// Records `reads` into `files` with `--output pattern --sync syncSeconds`, the writer starting at 0 ms.
@@ -25,8 +27,10 @@ struct RecordWriterTests {
         var machine = TrackWriterStateMachine(names: TrackFileNames(pattern: try TrackPathPattern(pattern)),
                                               syncSeconds: syncSeconds, now: input.now)
         var errors: [String] = []
-        let code = TrackWriter.drive(&machine, files: files, input: &input) { errors.append($0.description) }
-        return Run(code: code, files: files, input: input, errors: errors)
+        var synced: [Int] = []
+        let code = TrackWriter.drive(
+            &machine, files: files, input: &input, onError: { errors.append($0.description) }, onSynced: { synced.append($0) })
+        return Run(code: code, files: files, input: input, errors: errors, synced: synced)
     }
 
     // MARK: Batching
@@ -82,6 +86,20 @@ struct RecordWriterTests {
             "close 2026-03-02.json",
         ])
         #expect(run.files.contents == ["2026-03-02.json": ["a\n", "c\n"], "2026-03-01.json": ["b\n"]])
+        // Each sync (a rotation's too) reports every frame appended before it: on disk.
+        // (--sync 0 syncs after the read, and the rotation syncs again: nothing new, the same count.)
+        #expect(run.synced == [1, 2, 2, 3])
+    }
+
+    @Test("given --sync 10 when frames come at 1, 12 and 13 s then the reports of frames on disk come with the syncs only")
+    func syncReports() throws {
+        let run = try record([
+            Read(at: 1000, frames: WriterFrames.seconds(march1..<(march1 + 4))),
+            Read(at: 12_000, frames: WriterFrames.seconds((march1 + 4)..<(march1 + 6))),
+            Read(at: 13_000, frames: WriterFrames.seconds((march1 + 6)..<(march1 + 7))),
+        ])
+        // The 4 frames of 1 s are synced at their deadline (11 s), the rest when stdin ends.
+        #expect(run.synced == [4, 7], "\(run.files.log)")
     }
 
     // MARK: Sync cadence
