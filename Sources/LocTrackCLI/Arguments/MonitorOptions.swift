@@ -227,7 +227,7 @@ extension MonitorCommand {
             }
         }
         options.publishes = try publishing.options()
-        options.records = try recording.options()
+        options.records = try recording.options(defaultSync: RecordOptions.defaultMonitorSyncSeconds)
         return .monitor(.run(options))
     }
 }

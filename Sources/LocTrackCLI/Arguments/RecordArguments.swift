@@ -2,6 +2,9 @@
 public struct RecordOptions: Equatable, Sendable {
     /// `--sync`'s default: at most this many seconds of fixes are lost to a power cut.
     public static let defaultSyncSeconds = 10.0
+    /// `monitor run`'s: its events are few, and each is confirmed delivered (and so not
+    /// delivered again by the next run) only once its file is synced.
+    public static let defaultMonitorSyncSeconds = 0.0
 
     /// The file name, with `strftime` fields taken from each fix's UTC time.
     public var path: TrackPathPattern
@@ -45,9 +48,10 @@ struct RecordArguments {
     }
 
     /// One ``RecordOptions`` per `--output`, in the order given; empty without `--output`.
+    /// - Parameter defaultSync: `--sync`'s value when it is not given.
     /// - Throws: `--sync` without `--output`.
-    func options() throws(UsageError) -> [RecordOptions] {
+    func options(defaultSync: Double = RecordOptions.defaultSyncSeconds) throws(UsageError) -> [RecordOptions] {
         if paths.isEmpty, syncSeconds != nil { throw .needs("--sync", what: "--output") }
-        return paths.map { RecordOptions(path: $0, syncSeconds: syncSeconds ?? RecordOptions.defaultSyncSeconds) }
+        return paths.map { RecordOptions(path: $0, syncSeconds: syncSeconds ?? defaultSync) }
     }
 }

@@ -51,6 +51,7 @@ struct MonitorRunCommand {
         do {
             // What the last run saved and could not see delivered goes first.
             var open = await delivery.deliver(await monitor.undelivered())
+            await monitor.confirmDelivery(through: delivery.settledSequence)
             loop: for await input in inputs.inputs where open {
                 let deliveries: [GeofenceDelivery]
                 switch input {
@@ -67,10 +68,10 @@ struct MonitorRunCommand {
                     break loop
                 }
                 open = await delivery.deliver(deliveries)
+                // Saved at once (a journal line; only when an event was confirmed, so rarely),
+                // so that a crash repeats only what had not arrived everywhere yet.
                 await monitor.confirmDelivery(through: delivery.settledSequence)
-                // Confirmations ride on the next save; a quiet monitor saves them within
-                // a second or two, so that a crash then repeats nothing.
-                if case .tick = input { try await monitor.saveConfirmations() }
+                try await monitor.saveConfirmations()
             }
         } catch {
             failure = error

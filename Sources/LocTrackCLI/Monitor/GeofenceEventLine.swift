@@ -2,12 +2,13 @@ import LocTrack
 
 /// One monitor event as one output line, in `monitor run`'s formats (docs/json.md).
 enum GeofenceEventLine {
-    /// `{"class":"EVENT","monitor":…,"id":…,"state":…,"time":…,"lat":…,"lon":…,"eph":…}`,
+    /// `{"class":"EVENT","monitor":…,"id":…,"state":…,"previous":…,"time":…,"lat":…,"lon":…,"eph":…}`,
     /// plus `"accuracyLimited":true` when the fixes could not decide. Values that are not
     /// known (no fix for `unmonitored`, no eph) are left out.
     static func json(_ event: GeofenceEvent) -> String {
         var line = "{\"class\":\"EVENT\",\"monitor\":\"\(GPSDCommand.jsonEscaped(event.monitor))\""
         line += ",\"id\":\"\(GPSDCommand.jsonEscaped(event.identifier))\",\"state\":\"\(event.state)\""
+        line += ",\"previous\":\"\(event.previousState)\""
         if let fix = event.fix {
             line += ",\"time\":\"\(fix.time.iso8601)\",\"lat\":"
             line.appendFixed(fix.latitude, decimals: 9)

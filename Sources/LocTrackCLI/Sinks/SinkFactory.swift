@@ -34,17 +34,9 @@ enum SinkFactory {
         // nothing); with others, no sink waits, so that none delays another.
         let alone = publishes.count + records.count == 1
         var members: [SinkSet.Member] = []
-        for record in records {
-            do throws(Errno) {
-                let sink = try RecordingSink(format: recordFormat(record), options: record, waitsForRoom: alone) {
-                    session.finish()
-                }
-                members.append(.init(role: .trackFile(record), sink: sink))
-            } catch {
-                printError("cannot start the track writer: \(error)")
-                return await abandon(members, code: .outputFailed)
-            }
-        }
+        // Brokers first: a batch is in the spool (synced) before a track writer has it, so a
+        // SIGKILL between the two can leave a fix at the broker that no file has, never one
+        // in a file that the broker never gets.
         for publish in publishes {
             let will = ownTracks ? lastWill(on: publish.broker.topic) : nil
             do throws(PublishingSetupError) {
@@ -55,6 +47,17 @@ enum SinkFactory {
             } catch {
                 printError(error.description)
                 return await abandon(members, code: error.exitCode)
+            }
+        }
+        for record in records {
+            do throws(Errno) {
+                let sink = try RecordingSink(format: recordFormat(record), options: record, waitsForRoom: alone) {
+                    session.finish()
+                }
+                members.append(.init(role: .trackFile(record), sink: sink))
+            } catch {
+                printError("cannot start the track writer: \(error)")
+                return await abandon(members, code: .outputFailed)
             }
         }
         return .ready(SinkSet(members))

@@ -92,5 +92,69 @@ extension EndToEndTests {
             #expect(result.stderr.contains("two --publish use the spool \(home.path)/loctrack/spool/"), "\(result)")
             #expect(TrackFiles.list(folder).isEmpty, "nothing written: \(TrackFiles.list(folder))")
         }
+
+        /// How many times `stream` is killed: `LOCTRACK_RECORD_KILLS`, 10 by default (`make
+        /// kills` runs 100).
+        static var kills: Int { ProcessInfo.processInfo.environment["LOCTRACK_RECORD_KILLS"].flatMap(Int.init) ?? 10 }
+
+        @Test("given stream recording a GPX and a JSON file and publishing when SIGKILLed at random moments of a flood and restarted each time then every file is whole and every fix in them reached the broker", .timeLimit(.minutes(10)))
+        func killedWhileRecordingAndPublishing() async throws {
+            let folder = try TrackFiles.temporaryFolder("sinks-kills")
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            let run = try PublishRun("sinks-kills")
+            let log = NMEALog.walk(epochs: 40 * Self.kills)
+            var generator = SplitMix64(seed: 1848)
+            try await withMosquitto { broker in
+                let subscriber = try await broker.subscribe(topic: "van", clientID: subscriberID("sinks-kills"))
+                try await withGPSFake(log, cycle: .zero, options: GPSFake.Options(readsWithoutClients: true)) { fake in
+                    try await fake.waitForWatchers(0)
+                    let arguments = [
+                        "stream", "--output", folder + "/t.gpx", "--output", folder + "/t.json",
+                        "--publish", broker.url(topic: "van"), "--client-id", run.clientID, "--spool", run.spool,
+                    ]
+                    for attempt in 0..<Self.kills {
+                        let stream = try LoctrackProcess.start(arguments + [fake.sourceArgument])
+                        try await fake.waitForWatchRequests(attempt + 1, by: stream)
+                        // 0 to 79 epochs at once (a flood), killed 0 to 50 ms later.
+                        fake.feed(epochs: Int(generator.next() % 80))
+                        try await Task.sleep(for: .milliseconds(Int(generator.next() % 50)))
+                        stream.signal(SIGKILL)
+                        let result = try await stream.result()
+                        #expect(result.status == .signaled(SIGKILL), "\(result)")
+                    }
+                    let last = try LoctrackProcess.start(arguments + ["--no-reconnect", fake.sourceArgument])
+                    try await fake.waitForWatchRequests(Self.kills + 1, by: last)
+                    try await fake.endLogs()
+                    #expect(try await last.result().status == .exited(69))
+                }
+                let gpx = try #require(TrackFiles.text(folder + "/t.gpx"))
+                #expect(TrackFiles.isWellFormedXML(gpx), "the GPX file is whole")
+                let lines = (TrackFiles.text(folder + "/t.json") ?? "").split(separator: "\n", omittingEmptySubsequences: false)
+                #expect(lines.last == "", "the JSON file ends with a whole line")
+                let recorded = lines.dropLast().map(String.init)
+                let times = try recorded.map { line in
+                    try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])["time"] as? String ?? ""
+                }
+                #expect(times == times.sorted() && Set(times).count == times.count, "each fix recorded once, in order")
+                let gpxTimes = TrackFiles.points(gpx).compactMap { point in
+                    point.range(of: "<time>").flatMap { start in
+                        point[start.upperBound...].range(of: "</time>").map { String(point[start.upperBound..<$0.lowerBound]) }
+                    }
+                }
+                #expect(gpxTimes.count == TrackFiles.points(gpx).count && gpxTimes == gpxTimes.sorted())
+                // Every recorded fix reached the broker (the spool resends after each restart).
+                try await subscriber.waitForMessages(timeout: .seconds(30), "every recorded fix") { messages in
+                    Set(recorded).isSubset(of: Set(messages.map(\.payload)))
+                }
+                let published = Set(subscriber.payloads(on: "van"))
+                #expect(Set(recorded).isSubset(of: published))
+                let publishedTimes = Set(try published.map { line in
+                    try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])["time"] as? String ?? ""
+                })
+                #expect(Set(gpxTimes).isSubset(of: publishedTimes), "every fix in the GPX file reached the broker")
+                print("stream killed \(Self.kills) times: \(gpxTimes.count) fixes in the GPX file, \(recorded.count) in the JSON file, \(published.count) distinct at the broker "
+                    + "(\(subscriber.messages.count) messages with repeats), of \(log.epochs.count) fed")
+            }
+        }
     }
 }

@@ -120,3 +120,17 @@ extension PublishRun {
         return (try await publisher.result(), expected)
     }
 }
+
+extension GPSFake {
+    /// Waits until gpsd has had `number` watch requests in all, failing at once with its
+    /// stderr when `process` ends first. For a client restarted again and again: gpsd
+    /// reuses a closed client's number, so requests are counted, not clients.
+    func waitForWatchRequests(_ number: Int, by process: ChildProcess, timeout: Duration = .seconds(20)) async throws {
+        try await waitUntil(timeout: timeout, "watch request \(number); gpsd log:\n\(logTail)") {
+            if let ended = process.pollTermination() {
+                throw HarnessError("loctrack ended (\(ended)) before watching gpsd; stderr:\n\(process.stderr?.text ?? "")")
+            }
+            return gpsdLog.filter { $0.contains("<= client(") && $0.contains("?WATCH=") && $0.contains("\"enable\":true") }.count >= number
+        }
+    }
+}

@@ -70,7 +70,7 @@ struct RecordingPiecesTests {
             Issue.record("not monitor run: \(run)")
             return
         }
-        #expect(options.records == [RecordOptions(path: try TrackPathPattern("events.json"))])
+        #expect(options.records == [RecordOptions(path: try TrackPathPattern("events.json"), syncSeconds: 0)], "monitor run syncs each batch of events")
         #expect(throws: UsageError.needs("--sync", what: "--output")) { try Command(arguments: ["stream", "--sync", "1"]) }
         #expect(throws: UsageError.duplicateOutput("t/%F.gpx")) {
             try Command(arguments: ["stream", "--output", "t/%F.gpx", "-o", "t/%F.gpx"])
