@@ -26,8 +26,7 @@ public final class Publisher: Sendable {
         let core = self.core
         do {
             try startThread(named: "loctrack-mqtt") {
-                var loop = PublisherLoop(core: core)
-                loop.run()
+                PublisherLoop.runWithLibmosquitto(core)
                 core.threadEnded()
             }
         } catch {
@@ -79,8 +78,8 @@ public final class Publisher: Sendable {
 final class PublisherCore: Sendable {
     struct Shared {
         var stopRequested = false
-        /// Monotonic milliseconds after which a stopping thread gives up waiting for acknowledgements.
-        var stopDeadline: Int64 = 0
+        /// How long a stopping thread waits for acknowledgements, from when it sees the request.
+        var drain: Duration = .zero
         var ended = false
         var waiters: [@Sendable () -> Void] = []
     }
@@ -113,7 +112,7 @@ final class PublisherCore: Sendable {
         let ended = shared.withLock { shared in
             if !shared.stopRequested {
                 shared.stopRequested = true
-                shared.stopDeadline = Monotonic.milliseconds + drain.milliseconds
+                shared.drain = drain
             }
             return shared.ended
         }
