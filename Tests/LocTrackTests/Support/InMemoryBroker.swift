@@ -35,6 +35,8 @@ final class InMemoryBroker: MQTTTransport {
     private(set) var deliveries: [Delivery] = []
     /// QoS 1/2 messages received and not yet acknowledged, oldest first.
     private(set) var inflight: [(messageID: Int32, message: SpoolMessage)] = []
+    /// The most messages ever in flight at once.
+    private(set) var mostInflight = 0
     private(set) var state = State.disconnected
     /// The client said goodbye (DISCONNECT) this many times.
     private(set) var goodbyes = 0
@@ -101,6 +103,7 @@ final class InMemoryBroker: MQTTTransport {
         defer { nextMessageID += 1 }
         deliveries.append(Delivery(message: message, messageID: nextMessageID, duplicate: false))
         if message.qos == 0 { events.published.append(nextMessageID) } else { inflight.append((nextMessageID, message)) }
+        mostInflight = max(mostInflight, inflight.count)
         return nextMessageID
     }
 

@@ -110,7 +110,7 @@ struct PublisherOutageTests {
         #expect(harness.takeReports().count == 1)
     }
 
-    @Test("given spooled messages when the broker refuses the login (CONNACK 5) then it reports the refusal, stops for good, and the messages stay in the spool", arguments: [Int32(4), 5])
+    @Test("given spooled messages when the broker refuses the login (CONNACK 4 or 5) then it reports the refusal, stops for good, and the messages stay in the spool", arguments: [Int32(4), 5])
     func refusedLoginIsFatal(code: Int32) throws {
         let harness = try PublisherHarness()
         try harness.spool(3)

@@ -40,6 +40,7 @@ struct PublisherSendingTests {
         harness.step()
         #expect(harness.broker.inflight.isEmpty)
         #expect(harness.broker.deliveries.count == 12)
+        #expect(harness.broker.mostInflight == 5)
     }
 
     @Test("given messages in flight when the broker acknowledges the oldest first then the spool's head moves over exactly those, and over all once all are acknowledged")
