@@ -11,6 +11,9 @@ import Synchronization
 /// acknowledgement, and removes each from the spool only once the broker acknowledged it.
 /// A broker that is down, a dropped network or a crash of this process therefore loses
 /// nothing: the spool is sent first on reconnect and on the next start.
+///
+/// The thread is ``PublisherLoop``, which performs what ``PublisherStateMachine`` decides,
+/// over an ``MQTTTransport``.
 public final class Publisher: Sendable {
     /// What the thread runs on: everything but the ``Publisher`` itself, so that a
     /// publisher nobody holds any more is deinitialised, and its deinit stops the thread.
