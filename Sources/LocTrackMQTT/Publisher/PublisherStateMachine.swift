@@ -93,9 +93,9 @@ struct PublisherStateMachine<Jitter: RandomNumberGenerator> {
             return .disconnect
         }
         if finished || fatal || stopIsDue(now: now) {
+            // A connected client says goodbye, so that the broker does not publish its will.
+            let disconnecting = !finished && connection == .connected
             finished = true
-            let disconnecting = connection == .connected
-            connection = .waiting(retryAt: .max)
             return .finish(disconnecting: disconnecting)
         }
         switch connection {
