@@ -66,12 +66,10 @@ struct PublisherStateMachine<Jitter: RandomNumberGenerator> {
         self.jitter = jitter
     }
 
-    /// Messages handed over and not yet acknowledged (QoS 1/2).
-    var inflightCount: Int { inflight.count }
-
     var isFinished: Bool { finished }
 
     // MARK: What to do
+
     /// libmosquitto's keep-alive and retries want a call about once a second.
     static var housekeepingMilliseconds: Int64 { 1000 }
 
