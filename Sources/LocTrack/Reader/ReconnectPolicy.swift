@@ -31,9 +31,16 @@ package struct Backoff: Sendable {
 
     /// The next delay in milliseconds, in [step / 2, step].
     package mutating func nextDelayMilliseconds() -> Int32 {
+        var jitter = SystemRandomNumberGenerator()
+        return nextDelayMilliseconds(using: &jitter)
+    }
+
+    /// The next delay in milliseconds, in [step / 2, step], drawn from `jitter`: a test
+    /// passes a seeded generator to get the same delays every run.
+    package mutating func nextDelayMilliseconds(using jitter: inout some RandomNumberGenerator) -> Int32 {
         let stepMilliseconds = max(1, step.milliseconds)
         step = min(step * 2, policy.maximumDelay)
-        return Int32(clamping: Int64.random(in: (stepMilliseconds / 2)...stepMilliseconds))
+        return Int32(clamping: Int64.random(in: (stepMilliseconds / 2)...stepMilliseconds, using: &jitter))
     }
 
     package mutating func reset() {

@@ -3,33 +3,31 @@ import Glibc
 import LocTrack
 
 /// One libmosquitto client, driven by the thread that owns it: the only code that calls
-/// libmosquitto. Not `Sendable`: it is made, used and destroyed on the publisher's thread.
+/// libmosquitto, and the publisher's real ``MQTTTransport``. Not `Sendable`: it is made,
+/// used and destroyed on the publisher's thread.
 ///
 /// The publisher folds the client into its own `poll()` loop (``socket``, ``wantsWrite``,
-/// ``readPackets()``, ``writePackets()``, ``housekeeping()``) instead of libmosquitto's
-/// `loop_start` thread, so one thread owns the network, the spool cursor and the
-/// shutdown. libmosquitto's callbacks therefore run on that thread, inside those calls,
-/// and report into ``Events``.
-final class MQTTConnection {
-    /// What libmosquitto's callbacks reported since the last ``takeEvents()``.
-    struct Events {
-        /// CONNACK's return code: 0 accepted, 1–5 refused (MQTT 3.1.1 §3.2.2.3).
-        var connackCodes: [Int32] = []
-        /// Message ids the broker acknowledged (PUBACK for QoS 1, PUBCOMP for QoS 2,
-        /// or handed to the socket for QoS 0).
-        var published: [Int32] = []
-        /// Disconnections: 0 asked for, anything else unexpected.
-        var disconnects: [Int32] = []
+/// ``exchangePackets()``) instead of libmosquitto's `loop_start` thread, so one thread
+/// owns the network, the spool cursor and the shutdown. libmosquitto's callbacks
+/// therefore run on that thread, inside those calls, and report into ``MQTTEvents``.
+final class MQTTConnection: MQTTTransport {
+    /// Where ``connect()`` goes.
+    struct Target {
+        var host: String
+        var port: Int
+        var keepAliveSeconds: Int32
     }
 
     private let handle: OpaquePointer
+    private let target: Target
     /// The callbacks' target, reached through libmosquitto's userdata pointer. Retained
     /// by this object for the handle's whole life, so the pointer stays valid.
     private let box = CallbackBox()
 
     /// A client with a stable `clientID` and a persistent session (clean_session false):
     /// the broker keeps QoS 1/2 state across reconnects.
-    init(clientID: String, cleanSession: Bool = false) throws(MQTTError) {
+    init(clientID: String, target: Target, cleanSession: Bool = false) throws(MQTTError) {
+        self.target = target
         _ = MosquittoLibrary.initialized
         guard let handle = mosquitto_new(clientID, cleanSession, Unmanaged.passUnretained(box).toOpaque()) else {
             throw MQTTError(call: "mosquitto_new", code: -1, errorNumber: errno)
@@ -82,8 +80,9 @@ final class MQTTConnection {
     /// can block), completed by ``writePackets()`` when the socket becomes writable; then
     /// CONNECT goes out and the CONNACK arrives through ``readPackets()``. So a broker that
     /// does not answer never holds the thread: a stop is honoured at once.
-    func connect(host: String, port: Int, keepAliveSeconds: Int32) throws(MQTTError) {
-        try check(mosquitto_connect_async(handle, host, Int32(port), keepAliveSeconds), "connect")
+    func connect() throws(MQTTError) {
+        try check(
+            mosquitto_connect_async(handle, target.host, Int32(target.port), target.keepAliveSeconds), "connect")
     }
 
     /// Connects again with the same session (also non-blocking); QoS 1/2 messages still
@@ -97,9 +96,13 @@ final class MQTTConnection {
     }
 
     /// Queues a message; returns its message id.
-    func publish(topic: String, payload: [UInt8], qos: Int32, retain: Bool) throws(MQTTError) -> Int32 {
+    func publish(_ message: SpoolMessage) throws(MQTTError) -> Int32 {
         var mid: Int32 = 0
-        try check(mosquitto_publish(handle, &mid, topic, Int32(payload.count), payload, qos, retain), "publish")
+        try check(
+            mosquitto_publish(
+                handle, &mid, message.topic, Int32(message.payload.count), message.payload, Int32(message.qos),
+                message.retain),
+            "publish")
         return mid
     }
 
@@ -111,14 +114,22 @@ final class MQTTConnection {
     /// Whether libmosquitto has bytes waiting to be written.
     var wantsWrite: Bool { mosquitto_want_write(handle) }
 
-    func readPackets() throws(MQTTError) { try check(mosquitto_loop_read(handle, 64), "read") }
-    func writePackets() throws(MQTTError) { try check(mosquitto_loop_write(handle, 64), "write") }
-    /// Keep-alive pings and retries; call at least once a second.
-    func housekeeping() throws(MQTTError) { try check(mosquitto_loop_misc(handle), "keep-alive") }
+    /// Reads what arrived, writes what is queued, then keep-alive pings and retries
+    /// (which want a call at least once a second). Nothing while there is no socket.
+    func exchangePackets() throws(MQTTError) {
+        guard socket >= 0 else { return }
+        try check(mosquitto_loop_read(handle, 64), "read")
+        if wantsWrite { try check(mosquitto_loop_write(handle, 64), "write") }
+        try check(mosquitto_loop_misc(handle), "keep-alive")
+    }
+
+    func writePendingPackets() {
+        _ = mosquitto_loop_write(handle, 64)
+    }
 
     /// What the callbacks reported since the last call.
-    func takeEvents() -> Events {
-        defer { box.events = Events() }
+    func takeEvents() -> MQTTEvents {
+        defer { box.events = MQTTEvents() }
         return box.events
     }
 
@@ -135,7 +146,7 @@ final class MQTTConnection {
 
 /// Where libmosquitto's callbacks put what they report (see ``MQTTConnection``).
 private final class CallbackBox {
-    var events = MQTTConnection.Events()
+    var events = MQTTEvents()
 
     static func from(_ userdata: UnsafeMutableRawPointer?) -> CallbackBox? {
         userdata.map { Unmanaged<CallbackBox>.fromOpaque($0).takeUnretainedValue() }

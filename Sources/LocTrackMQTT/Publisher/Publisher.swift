@@ -11,6 +11,9 @@ import Synchronization
 /// acknowledgement, and removes each from the spool only once the broker acknowledged it.
 /// A broker that is down, a dropped network or a crash of this process therefore loses
 /// nothing: the spool is sent first on reconnect and on the next start.
+///
+/// The thread is ``PublisherLoop``, which performs what ``PublisherStateMachine`` decides,
+/// over an ``MQTTTransport``.
 public final class Publisher: Sendable {
     /// What the thread runs on: everything but the ``Publisher`` itself, so that a
     /// publisher nobody holds any more is deinitialised, and its deinit stops the thread.
@@ -26,8 +29,7 @@ public final class Publisher: Sendable {
         let core = self.core
         do {
             try startThread(named: "loctrack-mqtt") {
-                var loop = PublisherLoop(core: core)
-                loop.run()
+                PublisherLoop.runWithLibmosquitto(core)
                 core.threadEnded()
             }
         } catch {
@@ -79,8 +81,8 @@ public final class Publisher: Sendable {
 final class PublisherCore: Sendable {
     struct Shared {
         var stopRequested = false
-        /// Monotonic milliseconds after which a stopping thread gives up waiting for acknowledgements.
-        var stopDeadline: Int64 = 0
+        /// How long a stopping thread waits for acknowledgements, from when it sees the request.
+        var drain: Duration = .zero
         var ended = false
         var waiters: [@Sendable () -> Void] = []
     }
@@ -113,7 +115,7 @@ final class PublisherCore: Sendable {
         let ended = shared.withLock { shared in
             if !shared.stopRequested {
                 shared.stopRequested = true
-                shared.stopDeadline = Monotonic.milliseconds + drain.milliseconds
+                shared.drain = drain
             }
             return shared.ended
         }

@@ -2,196 +2,143 @@ import Glibc
 import LocTrack
 import Synchronization
 
-/// The publisher's thread: one `poll()` loop over the broker's socket and the wake-up
-/// pipe, which connects, sends the spool in order and retires what the broker acknowledged.
-struct PublisherLoop {
-    let publisher: PublisherCore
-    private var connection: MQTTConnection?
-    private var connected = false
-    /// A connection was opened (so the next attempt is a reconnect of the same session).
-    private var opened = false
-    private var backoff: Backoff
-    private var nextAttempt: Int64 = 0
-    /// An outage was reported; ``PublisherStatus/connected(_:)`` says when it ends.
-    private var outageReported = false
-    /// The next spooled message to hand to libmosquitto.
-    private var nextToSend: UInt64
-    /// Message id → spool sequence, for messages awaiting the broker's acknowledgement.
-    private var inflight: [Int32: UInt64] = [:]
-    private var stopped = false
+/// The publisher's thread: a thin driver around ``PublisherStateMachine``. It feeds the
+/// machine what the transport, the wake-up pipe, the spool and the monotonic clock say,
+/// and performs the actions it gets back: spool reads and acknowledgements, transport
+/// calls, status reports, and sleeping in `poll()` on the broker's socket and the
+/// wake-up pipe.
+///
+/// Generic over the transport, so that the per-message ``MQTTTransport/publish(_:)`` is a
+/// direct call: libmosquitto's ``MQTTConnection`` in the program, an in-memory broker in
+/// the unit tests (which call ``performUntilSleep(now:)`` and ``serviceTransport(now:)``
+/// themselves, with a clock of their own, instead of ``run()``).
+struct PublisherLoop<Transport: MQTTTransport, Jitter: RandomNumberGenerator> {
+    let core: PublisherCore
+    let transport: Transport
+    private(set) var machine: PublisherStateMachine<Jitter>
+    /// The stop request was handed to the machine.
+    private var stopSeen = false
+    /// The wake-up pipe and the broker's socket, reused by every `poll()`.
+    private var descriptors = [pollfd](repeating: pollfd(fd: -1, events: 0, revents: 0), count: 2)
 
-    private var configuration: PublisherConfiguration { publisher.configuration }
-
-    init(core publisher: PublisherCore) {
-        self.publisher = publisher
-        nextToSend = publisher.spool.firstUnacknowledged
-        // Retried as gpsd is: 0.5 s doubling to 30 s, jittered.
-        backoff = Backoff(.automatic)
+    init(core: PublisherCore, transport: Transport, jitter: Jitter) {
+        self.core = core
+        self.transport = transport
+        machine = PublisherStateMachine(
+            broker: core.configuration.broker, maximumInflight: core.configuration.maximumInflight,
+            firstUnacknowledged: core.spool.firstUnacknowledged, jitter: jitter)
     }
 
+    /// Runs until the machine finishes: a stop, a refused login or a fatal error.
     mutating func run() {
-        do throws(MQTTError) {
-            connection = try makeConnection()
+        while let deadline = performUntilSleep(now: Monotonic.milliseconds) {
+            waitForWork(until: deadline)
+            serviceTransport(now: Monotonic.milliseconds)
+        }
+    }
+
+    /// Tells the machine about a stop request and the spool's end, then performs its
+    /// actions until it sleeps.
+    /// - Returns: when to wake up at the latest, or nil once the machine has finished.
+    mutating func performUntilSleep(now: Int64) -> Int64? {
+        if !stopSeen, let drain = core.shared.withLock({ $0.stopRequested ? $0.drain : nil }) {
+            stopSeen = true
+            machine.stopRequested(deadline: now + drain.milliseconds)
+        }
+        machine.appended(upTo: core.spool.nextSequence)
+        while true {
+            switch machine.nextAction(now: now) {
+            case .connect:
+                do throws(MQTTError) { try transport.connect() } catch { machine.connectFailed("\(error)", now: now) }
+            case .reconnect:
+                do throws(MQTTError) { try transport.reconnect() } catch { machine.connectFailed("\(error)", now: now) }
+            case .publish(let first, let limit):
+                publish(from: first, limit: limit, now: now)
+            case .acknowledge(let sequences):
+                acknowledge(sequences)
+            case .report(let status):
+                core.onStatus(status)
+            case .disconnect:
+                transport.disconnect()
+            case .sleep(let deadline):
+                return deadline
+            case .finish(let disconnecting):
+                if disconnecting {
+                    transport.disconnect()
+                    transport.writePendingPackets()
+                }
+                try? core.spool.flushAcknowledgements(durably: true)
+                return nil
+            }
+        }
+    }
+
+    /// Lets the transport read, write and keep the connection alive, then hands the
+    /// machine what that brought.
+    mutating func serviceTransport(now: Int64) {
+        var failure: String?
+        do throws(MQTTError) { try transport.exchangePackets() } catch { failure = "\(error)" }
+        machine.received(transport.takeEvents(), failure: failure, now: now, describingConnack: Transport.connackText)
+    }
+
+    private mutating func publish(from first: UInt64, limit: Int, now: Int64) {
+        let batch: [(sequence: UInt64, message: SpoolMessage)]
+        do {
+            batch = try core.spool.messages(from: first, limit: limit)
         } catch {
-            publisher.onStatus(.failed(reason: "\(error)"))
+            machine.failed("\(error)")
             return
         }
-        while !stopped {
-            let (stopping, deadline) = publisher.shared.withLock { ($0.stopRequested, $0.stopDeadline) }
-            let now = Monotonic.milliseconds
-            if stopping, !connected || now >= deadline || (publisher.spool.pendingCount == 0 && inflight.isEmpty) { break }
-            if !connected, connection?.socket ?? -1 < 0, now >= nextAttempt, !stopping { attemptConnection() }
-            if connected { sendSpooled() }
-            waitForWork(stopping: stopping, now: now)
-            step()
-        }
-        if connected {
-            connection?.disconnect()
-            try? connection?.writePackets()
-        }
-        connection = nil
-        try? publisher.spool.flushAcknowledgements(durably: true)
-    }
-
-    private func makeConnection() throws(MQTTError) -> MQTTConnection {
-        let connection = try MQTTConnection(clientID: configuration.clientID)
-        try connection.setCredentials(user: configuration.broker.user, password: configuration.password)
-        if configuration.broker.usesTLS { try connection.enableTLS(caFile: configuration.caFile) }
-        if let will = configuration.will {
-            try connection.setWill(topic: will.topic, payload: will.payload, qos: Int32(configuration.qos), retain: false)
-        }
-        try connection.setMaximumInflight(configuration.maximumInflight)
-        return connection
-    }
-
-    private mutating func attemptConnection() {
-        guard let connection else { return }
-        do throws(MQTTError) {
-            if opened {
-                try connection.reconnect()
-            } else {
-                try connection.connect(
-                    host: configuration.broker.host, port: configuration.broker.port,
-                    keepAliveSeconds: configuration.keepAliveSeconds)
-                opened = true
-            }
-        } catch {
-            retryLater(because: "\(error)")
-        }
-    }
-
-    /// Hands spooled messages to libmosquitto until the in-flight window is full.
-    private mutating func sendSpooled() {
-        guard let connection else { return }
-        while inflight.count < configuration.maximumInflight {
-            let batch: [(sequence: UInt64, message: SpoolMessage)]
-            do {
-                batch = try publisher.spool.messages(from: nextToSend, limit: configuration.maximumInflight - inflight.count)
+        // Not expected (the spool keeps its newest message), but an empty batch must not
+        // make the machine ask again at once: it learns the spool's end at the next wake-up.
+        if batch.isEmpty { machine.appended(upTo: first) }
+        for (sequence, message) in batch {
+            do throws(MQTTError) {
+                let messageID = try transport.publish(message)
+                machine.handedOver(sequence, messageID: messageID, qos: message.qos)
             } catch {
-                fail("\(error)")
+                machine.sendFailed("\(error)", now: now)
                 return
             }
-            guard !batch.isEmpty else { return }
-            for (sequence, message) in batch {
-                do throws(MQTTError) {
-                    let mid = try connection.publish(
-                        topic: message.topic, payload: message.payload, qos: Int32(message.qos), retain: message.retain)
-                    // QoS 0 has no acknowledgement: handed over is as far as it goes.
-                    if message.qos == 0 { publisher.spool.acknowledge(sequence) } else { inflight[mid] = sequence }
-                    nextToSend = sequence + 1
-                } catch {
-                    lost(because: "\(error)")
-                    return
-                }
-            }
         }
     }
 
-    /// Sleeps in `poll()` until the broker's socket or the wake-up pipe has something, or
-    /// the next keep-alive, retry or drain deadline.
-    private func waitForWork(stopping: Bool, now: Int64) {
-        var timeout: Int64 = 1000  // libmosquitto's housekeeping wants a call about once a second
-        if !connected, connection?.socket ?? -1 < 0 { timeout = min(timeout, max(0, nextAttempt - now)) }
-        if stopping { timeout = min(timeout, 50) }
-        var descriptors = [pollfd(fd: publisher.wakeUps.readDescriptor, events: Int16(POLLIN), revents: 0)]
-        if let socket = connection?.socket, socket >= 0 {
-            let events = POLLIN | (connection?.wantsWrite == true ? POLLOUT : 0)
-            descriptors.append(pollfd(fd: socket, events: Int16(events), revents: 0))
-        }
-        _ = retryingInterrupts { poll(&descriptors, nfds_t(descriptors.count), Int32(timeout)) }
-        if descriptors[0].revents != 0 { publisher.wakeUps.drain() }
-    }
-
-    /// Lets libmosquitto read, write and keep the connection alive, then handles what
-    /// its callbacks reported.
-    private mutating func step() {
-        guard let connection else { return }
-        var failure: MQTTError?
-        if connection.socket >= 0 {
-            do throws(MQTTError) {
-                try connection.readPackets()
-                if connection.wantsWrite { try connection.writePackets() }
-                try connection.housekeeping()
-            } catch {
-                failure = error
-            }
-        }
-        // The callbacks first: a refused CONNACK also fails the read, and is the better reason.
-        let events = connection.takeEvents()
-        handle(events)
-        if let failure, !stopped, !events.connackCodes.contains(where: { $0 != 0 }) { lost(because: "\(failure)") }
-    }
-
-    private mutating func handle(_ events: MQTTConnection.Events) {
-        let sequences = events.published.compactMap { inflight.removeValue(forKey: $0) }
-        let acknowledged = !sequences.isEmpty
-        if acknowledged { publisher.spool.acknowledge(sequences) }
-        for code in events.connackCodes {
-            switch code {
-            case 0:
-                connected = true
-                backoff.reset()
-                publisher.onStatus(.connected(configuration.broker))
-                outageReported = false
-            case 4, 5:
-                // Bad user name or password, not authorised: retrying cannot help.
-                publisher.onStatus(.refused(configuration.broker, reason: MQTTConnection.connackText(code)))
-                stopped = true
-            default:
-                connection?.disconnect()
-                retryLater(because: MQTTConnection.connackText(code))
-            }
-        }
-        if !stopped, events.disconnects.contains(where: { $0 != 0 }) { lost(because: "the connection was lost") }
-        if acknowledged {
-            do {
-                // Written at once (a SIGKILL cannot undo it), synced about once a second.
-                try publisher.spool.flushAcknowledgements(durably: false)
-            } catch {
-                fail("\(error)")
-            }
+    private mutating func acknowledge(_ sequences: [UInt64]) {
+        core.spool.acknowledge(sequences)
+        do {
+            // Written at once (a SIGKILL cannot undo it), synced about once a second.
+            try core.spool.flushAcknowledgements(durably: false)
+        } catch {
+            machine.failed("\(error)")
         }
     }
 
-    private mutating func lost(because reason: String) {
-        connected = false
-        retryLater(because: reason)
+    /// Sleeps in `poll()` until the broker's socket or the wake-up pipe has something,
+    /// or `deadline`.
+    private mutating func waitForWork(until deadline: Int64) {
+        let timeout = Int32(clamping: max(0, deadline - Monotonic.milliseconds))
+        let socket = transport.socket
+        descriptors[0] = pollfd(fd: core.wakeUps.readDescriptor, events: Int16(POLLIN), revents: 0)
+        descriptors[1] = pollfd(
+            fd: socket, events: Int16(POLLIN | (transport.wantsWrite ? POLLOUT : 0)), revents: 0)
+        let count = nfds_t(socket >= 0 ? 2 : 1)
+        _ = retryingInterrupts { poll(&descriptors, count, timeout) }
+        if descriptors[0].revents != 0 { core.wakeUps.drain() }
     }
+}
 
-    private mutating func retryLater(because reason: String) {
-        // One failure can be reported twice (a failed read and the disconnect callback):
-        // the retry it scheduled stands.
-        guard nextAttempt <= Monotonic.milliseconds else { return }
-        let delay = backoff.nextDelayMilliseconds()
-        nextAttempt = Monotonic.milliseconds + Int64(delay)
-        if !outageReported {
-            publisher.onStatus(.waiting(configuration.broker, reason: reason, retryIn: Duration.milliseconds(Int64(delay))))
-            outageReported = true
+extension PublisherLoop where Transport == MQTTConnection, Jitter == SystemRandomNumberGenerator {
+    /// The thread's body: a libmosquitto client set up from the configuration, and the
+    /// loop over it until the publisher stops.
+    static func runWithLibmosquitto(_ core: PublisherCore) {
+        let connection: MQTTConnection
+        do throws(MQTTError) {
+            connection = try MQTTConnection(core.configuration)
+        } catch {
+            core.onStatus(.failed(reason: "\(error)"))
+            return
         }
-    }
-
-    private mutating func fail(_ reason: String) {
-        publisher.onStatus(.failed(reason: reason))
-        stopped = true
+        var loop = PublisherLoop(core: core, transport: connection, jitter: SystemRandomNumberGenerator())
+        loop.run()
     }
 }

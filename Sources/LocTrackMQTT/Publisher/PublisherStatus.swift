@@ -2,7 +2,7 @@ import LocTrack
 
 /// What happened to the publisher's connection or spool, for a program to report
 /// (loctrack prints each on stderr, an outage once).
-public enum PublisherStatus: Sendable, CustomStringConvertible {
+public enum PublisherStatus: Sendable, Hashable, CustomStringConvertible {
     /// The broker accepted the connection (after an outage, or the first time).
     case connected(BrokerURL)
     /// The broker cannot be reached or the connection dropped; the next attempt is in
