@@ -21,6 +21,8 @@
 #   make fuzz             the fuzz test over gpsd's real captures (../shared/gpsd-logs)
 #   make conformance      every real receiver recording: loctrack's fixes must be gpsd's epochs
 #   make faults           fault injection (make faults-long: plus a 1,000,000-fix run)
+#   make kills            monitor run killed 200 times, stream recording and publishing 100
+#                         times: nothing lost (the SIGKILL tests of make test, full counts)
 #   make bench            loctrack against the C libgps client, gpspipe, gpspipe | jq and
 #                         python's gps client (make bench-smoke: toy sizes, for CI)
 #   Each is described with its variables further down.
@@ -253,6 +255,22 @@ faults: faults-build
 
 faults-long: faults-build
 	$(or $(PYTHON),python3) scripts/faults --loctrack $(FAULTS_LOCTRACK) --flood $(FAULTS_SCRATCH)/flood_gpsd --long $(FAULTS_FLAGS)
+
+# ---------------------------------------------------------------------------
+# kills: the SIGKILL tests of make test at their full counts (docs/faults.md): monitor run
+# with --publish and --output killed MONITOR_KILLS times along a track through two regions
+# (every transition at every sink, each enter with its leave), and stream recording and
+# publishing killed RECORD_KILLS times during a flood (files whole, every recorded fix at
+# the broker). Real gpsd (gpsfake) and mosquitto; about a minute.
+# ---------------------------------------------------------------------------
+MONITOR_KILLS ?= 200
+RECORD_KILLS ?= 100
+
+.PHONY: kills
+kills: deps
+	$(SWIFT) build --build-tests
+	LOCTRACK_MONITOR_KILLS=$(MONITOR_KILLS) LOCTRACK_RECORD_KILLS=$(RECORD_KILLS) \
+		$(SWIFT) test --skip-build --filter 'killedAgainAndAgain|killedWhileRecording'
 
 # ---------------------------------------------------------------------------
 # deb: a Debian package (docs/packaging.md)
