@@ -12,6 +12,7 @@ let package = Package(
     name: "loctrack",
     products: [
         .library(name: "LocTrack", targets: ["LocTrack"]),
+        .library(name: "LocTrackMonitor", targets: ["LocTrackMonitor"]),
         .library(name: "LocTrackMQTT", targets: ["LocTrackMQTT"]),
         .executable(name: "loctrack", targets: ["loctrack"]),
     ],
@@ -33,16 +34,19 @@ let package = Package(
         // The library: reader thread, epochs, serial processor, AsyncSequence of events.
         // Only Sources/LocTrack/GPSD imports CGPS; only Sources/LocTrack/POSIX imports CGlibcExtras.
         .target(name: "LocTrack", dependencies: ["CGPS", "CGlibcExtras"], swiftSettings: strictSettings),
+        // Persistent geofences decided from a session's fixes (CoreLocation's CLMonitor, for
+        // gpsd): the engine, the state file with its outbox, GeoJSON regions.
+        .target(name: "LocTrackMonitor", dependencies: ["LocTrack"], swiftSettings: strictSettings),
         // Publishing to an MQTT broker: the disk spool, the publisher thread, OwnTracks payloads.
         // A library of its own, so that programs that only read fixes need no libmosquitto.
         // Only Sources/LocTrackMQTT/Broker imports CMosquitto.
         .target(name: "LocTrackMQTT", dependencies: ["LocTrack", "CMosquitto"], swiftSettings: strictSettings),
         // The command line: argument parsing, output formats, signals, exit codes.
-        .target(name: "LocTrackCLI", dependencies: ["LocTrack", "LocTrackMQTT"], swiftSettings: strictSettings),
+        .target(name: "LocTrackCLI", dependencies: ["LocTrack", "LocTrackMonitor", "LocTrackMQTT"], swiftSettings: strictSettings),
         .executableTarget(name: "loctrack", dependencies: ["LocTrackCLI"], swiftSettings: strictSettings),
         .testTarget(
             name: "LocTrackTests",
-            dependencies: ["LocTrack", "LocTrackMQTT", "LocTrackCLI"],
+            dependencies: ["LocTrack", "LocTrackMonitor", "LocTrackMQTT", "LocTrackCLI"],
             // gpsd captures the conformance replay reads from the source tree (Fixtures/gpsd-logs/README.md).
             exclude: ["Fixtures"],
             swiftSettings: strictSettings

@@ -42,7 +42,7 @@ package func syncData(_ descriptor: Int32) throws(Errno) {
 }
 
 /// The byte at `offset` (`pread(2)`), or nil past the end.
-func byte(at offset: Int64, of descriptor: Int32) throws(Errno) -> UInt8? {
+package func byte(at offset: Int64, of descriptor: Int32) throws(Errno) -> UInt8? {
     var value: UInt8 = 0
     let count = retryingInterrupts { pread(descriptor, &value, 1, off_t(offset)) }
     guard count >= 0 else { throw .current }
@@ -91,7 +91,7 @@ func fileStatus(_ path: String) throws(Errno) -> stat {
 /// Read here, where CGlibcExtras is imported: Swift attributes `struct stat` and
 /// `struct timespec` to whichever module included their headers first, so code
 /// elsewhere could not rely on reading their members.
-func fileIdentity(_ path: String) throws(Errno) -> (device: UInt64, inode: UInt64, size: Int64, modified: Int64) {
+package func fileIdentity(_ path: String) throws(Errno) -> (device: UInt64, inode: UInt64, size: Int64, modified: Int64) {
     var status = try fileStatus(path)
     return (UInt64(status.st_dev), UInt64(status.st_ino), Int64(status.st_size),
             Int64(loctrack_modification_nanoseconds(&status)))

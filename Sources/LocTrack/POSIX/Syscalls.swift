@@ -69,7 +69,7 @@ extension Duration {
     }
 
     /// Whole and fractional seconds, for messages.
-    var seconds: Double {
+    package var seconds: Double {
         Double(components.seconds) + Double(components.attoseconds) / 1e18
     }
 }

@@ -6,7 +6,7 @@ package enum GPSDCommand {
     /// `?WATCH={"enable":true,"json":true[,"device":"…"]};`
     static func watch(device: String?) -> String {
         guard let device else { return "?WATCH={\"enable\":true,\"json\":true};\n" }
-        return "?WATCH={\"enable\":true,\"json\":true,\"device\":\"\(jsonEscaped(device))\"};\n"
+        return "?WATCH={\"enable\":true,\"json\":true,\"device\":\"\(JSONText.escaped(device))\"};\n"
     }
 
     /// Stops the watch before closing, so gpsd can release the device promptly.
@@ -14,26 +14,4 @@ package enum GPSDCommand {
 
     /// Asks gpsd for the latest fix of every watched device.
     static let poll = "?POLL;\n"
-
-    /// `text` as the inside of a JSON string literal (RFC 8259 §7: quote, backslash and the
-    /// control characters escaped). loctrack's one JSON escaper: also used for its output
-    /// lines and, through `JSONValue.serialized`, the monitor's state file.
-    package static func jsonEscaped(_ text: String) -> String {
-        var escaped = ""
-        escaped.reserveCapacity(text.utf8.count)
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": escaped += "\\\""
-            case "\\": escaped += "\\\\"
-            case "\n": escaped += "\\n"
-            case "\r": escaped += "\\r"
-            case "\t": escaped += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                escaped += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: escaped.unicodeScalars.append(scalar)
-            }
-        }
-        return escaped
-    }
 }

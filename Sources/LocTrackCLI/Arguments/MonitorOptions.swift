@@ -1,4 +1,5 @@
 public import LocTrack
+public import LocTrackMonitor
 public import LocTrackMQTT
 
 /// `loctrack monitor add|remove|list|run`, parsed.

@@ -1,5 +1,6 @@
 import Glibc
 import LocTrack
+import LocTrackMonitor
 
 /// `loctrack monitor add`: one circle, or the regions of a GeoJSON file, in one write.
 struct MonitorAddCommand {

@@ -1,4 +1,5 @@
 import LocTrack
+import LocTrackMonitor
 
 /// `loctrack monitor list`: the conditions, their states and last events.
 struct MonitorListCommand {
@@ -30,7 +31,7 @@ struct MonitorListCommand {
 
     /// `{"monitor":…,"id":…,"state":…,"region":<GeoJSON geometry>,"lastEvent":<EVENT>}`.
     private func json(_ record: GeofenceRecord) -> String {
-        var line = "{\"monitor\":\"\(GPSDCommand.jsonEscaped(name))\",\"id\":\"\(GPSDCommand.jsonEscaped(record.identifier))\""
+        var line = "{\"monitor\":\"\(JSONText.escaped(name))\",\"id\":\"\(JSONText.escaped(record.identifier))\""
         line += ",\"state\":\"\(record.state)\",\"region\":\(record.condition.geoJSONGeometry.serialized)"
         if let event = record.lastEvent {
             line += ",\"lastEvent\":" + String(GeofenceEventLine.json(event).dropLast())

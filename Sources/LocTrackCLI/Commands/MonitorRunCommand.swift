@@ -1,5 +1,6 @@
 import Glibc
 import LocTrack
+import LocTrackMonitor
 import LocTrackMQTT
 
 /// `loctrack monitor run`: one line per monitor event until SIGINT/SIGTERM, with

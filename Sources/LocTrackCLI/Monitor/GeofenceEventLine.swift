@@ -1,4 +1,5 @@
 import LocTrack
+import LocTrackMonitor
 
 /// One monitor event as one output line, in `monitor run`'s formats (docs/json.md).
 enum GeofenceEventLine {
@@ -6,8 +7,8 @@ enum GeofenceEventLine {
     /// plus `"accuracyLimited":true` when the fixes could not decide. Values that are not
     /// known (no fix for `unmonitored`, no eph) are left out.
     static func json(_ event: GeofenceEvent) -> String {
-        var line = "{\"class\":\"EVENT\",\"monitor\":\"\(GPSDCommand.jsonEscaped(event.monitor))\""
-        line += ",\"id\":\"\(GPSDCommand.jsonEscaped(event.identifier))\",\"state\":\"\(event.state)\""
+        var line = "{\"class\":\"EVENT\",\"monitor\":\"\(JSONText.escaped(event.monitor))\""
+        line += ",\"id\":\"\(JSONText.escaped(event.identifier))\",\"state\":\"\(event.state)\""
         line += ",\"previous\":\"\(event.previousState)\""
         if let fix = event.fix {
             line += ",\"time\":\"\(fix.time.iso8601)\",\"lat\":"
@@ -61,7 +62,7 @@ enum GeofenceEventLine {
         default: return nil
         }
         guard let fix = event.fix ?? lastFix else { return nil }
-        var line = "{\"_type\":\"transition\",\"event\":\"\(transition)\",\"desc\":\"\(GPSDCommand.jsonEscaped(event.identifier))\""
+        var line = "{\"_type\":\"transition\",\"event\":\"\(transition)\",\"desc\":\"\(JSONText.escaped(event.identifier))\""
         line += ",\"tst\":\(fix.time.seconds),\"wtst\":\(wtst),\"lat\":"
         line.appendFixed(fix.latitude, decimals: 7)
         line += ",\"lon\":"

@@ -1,5 +1,6 @@
 import Glibc
 import LocTrack
+import LocTrackMonitor
 import Synchronization
 
 /// How a command that runs until a signal ends (`stream`, `monitor run`): the first

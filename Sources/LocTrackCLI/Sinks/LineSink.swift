@@ -1,4 +1,5 @@
 import LocTrack
+import LocTrackMonitor
 
 /// Where a streaming command's lines go: stdout (``OutputWriter``), or an MQTT broker
 /// (``PublishingSink``, one message per line).

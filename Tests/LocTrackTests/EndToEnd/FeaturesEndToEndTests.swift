@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import LocTrack
+import LocTrackMonitor
 import Testing
 
 extension EndToEndTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 @testable import LocTrack
+@testable import LocTrackMonitor
 import Testing
 
 extension EndToEndTests {

@@ -1,5 +1,6 @@
 import Glibc
 @testable import LocTrack
+@testable import LocTrackMonitor
 
 /// Fixes and regions placed in metres around one reference point, for the monitor's tests.
 enum GeofenceFixtures {

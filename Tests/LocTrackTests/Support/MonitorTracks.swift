@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 @testable import LocTrack
+@testable import LocTrackMonitor
 
 /// Tracks for the monitor's end-to-end tests: positions given in metres north and east of
 /// ``origin``, written as NMEA for gpsfake, and the fixes gpsd will make of them.

@@ -1,6 +1,7 @@
 import Foundation
 import FoundationXML
 @testable import LocTrack
+@testable import LocTrackMonitor
 @testable import LocTrackCLI
 import Testing
 

@@ -71,7 +71,7 @@ struct LineFramerTests {
         #expect(GPSDCommand.watch(device: device) ==
             "?WATCH={\"enable\":true,\"json\":true,\"device\":\"\(device)\"};\n")
         #expect(GPSDCommand.watch(device: nil) == "?WATCH={\"enable\":true,\"json\":true};\n")
-        #expect(GPSDCommand.jsonEscaped("a\"b\\c\u{1}") == "a\\\"b\\\\c\\u0001")
+        #expect(JSONText.escaped("a\"b\\c\u{1}") == "a\\\"b\\\\c\\u0001")
     }
 }
 

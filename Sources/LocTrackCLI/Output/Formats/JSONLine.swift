@@ -14,7 +14,7 @@ enum JSONLine {
         line.append("{\"class\":\"TPV\"")
         if let device = fix.device {
             line.append(",\"device\":\"")
-            line.append(GPSDCommand.jsonEscaped(device))
+            line.append(JSONText.escaped(device))
             line.append(byte: 0x22)
         }
         if fix.status != .gps {

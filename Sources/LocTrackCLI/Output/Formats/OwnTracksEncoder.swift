@@ -33,7 +33,7 @@ struct OwnTracksEncoder: FixEncoder {
         append("vel", fix.speed.flatMap { Self.whole($0 * 3.6) }, to: &line)
         append("cog", fix.track.flatMap(Self.whole).map { $0 % 360 }, to: &line)
         line.append(",\"tid\":\"")
-        line.append(GPSDCommand.jsonEscaped(trackerID))
+        line.append(JSONText.escaped(trackerID))
         line.append("\"}\n")
     }
 

@@ -1,4 +1,5 @@
 @testable import LocTrack
+@testable import LocTrackMonitor
 import Testing
 
 @Suite("GeoJSON regions: documents to conditions and back")

@@ -1,5 +1,6 @@
 import Foundation
 @testable import LocTrack
+@testable import LocTrackMonitor
 import Testing
 
 @Suite("Geofence monitor: the actor over the engine and the state file")

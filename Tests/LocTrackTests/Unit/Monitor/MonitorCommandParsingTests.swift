@@ -1,4 +1,5 @@
 import LocTrack
+import LocTrackMonitor
 import LocTrackCLI
 import Testing
 

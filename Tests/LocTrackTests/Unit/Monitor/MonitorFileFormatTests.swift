@@ -1,4 +1,5 @@
 @testable import LocTrack
+@testable import LocTrackMonitor
 import Testing
 
 @Suite("Monitor state file format: snapshots to bytes and back")

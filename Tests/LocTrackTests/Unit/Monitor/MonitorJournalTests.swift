@@ -1,5 +1,6 @@
 import Foundation
 @testable import LocTrack
+@testable import LocTrackMonitor
 import Testing
 
 @Suite("Monitor state file: the journal of decisions")

@@ -1,5 +1,6 @@
 import Foundation
 @testable import LocTrack
+@testable import LocTrackMonitor
 import Testing
 
 /// The monitor's outbox: events saved with the decisions that cause them, delivered at

@@ -1,5 +1,6 @@
 import Foundation
 @testable import LocTrack
+@testable import LocTrackMonitor
 import Glibc
 import Synchronization
 import Testing

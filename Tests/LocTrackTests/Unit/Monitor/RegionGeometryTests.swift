@@ -1,5 +1,6 @@
 import Testing
 @testable import LocTrack
+@testable import LocTrackMonitor
 
 @Suite("Region geometry")
 struct RegionGeometryTests {

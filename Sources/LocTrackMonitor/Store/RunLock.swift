@@ -1,0 +1,20 @@
+import Glibc
+import LocTrack
+
+/// Proof that this process runs a monitor: an exclusive `flock` on its `.run` file,
+/// held for as long as this object lives. The kernel drops the lock when the descriptor
+/// is closed, also when the process dies, so a crash never leaves a monitor locked.
+package final class RunLock: Sendable {
+    /// The `.run` file.
+    package let path: String
+    private let descriptor: Int32
+
+    init(path: String, descriptor: Int32) {
+        self.path = path
+        self.descriptor = descriptor
+    }
+
+    deinit {
+        close(descriptor)
+    }
+}
