@@ -1,6 +1,7 @@
 import Foundation
 @testable import LocTrack
 @testable import LocTrackMonitor
+@testable import LocTrackCLI
 import Testing
 
 /// The monitor's outbox: events saved with the decisions that cause them, delivered at
@@ -140,6 +141,22 @@ struct MonitorOutboxTests {
             }
             let reopened = try GeofenceMonitor(named: "m", directory: root)
             #expect(Self.names(await reopened.undelivered()) == ["2 home:satisfied->unsatisfied"], "only the last call's")
+        }
+    }
+
+    @Test("given a region added by another process with --assume inside when the running monitor picks it up and the fixes are outside then its leave comes, after satisfied")
+    func assumedInsideGetsItsLeave() async throws {
+        try await withDirectory { root in
+            let monitor = try GeofenceMonitor(named: "m", directory: root)
+            try await monitor.add(F.circle(radius: 100, north: 5000), identifier: "far")
+            _ = try await monitor.decide([.fix(F.fix(north: 500, second: 0))])
+            // `loctrack monitor add home --circle … --assume inside` in another process.
+            try MonitorStore(name: "m", directory: root).update { $0.add(F.circle(radius: 100), identifier: "home", assuming: .satisfied) }
+            try await Task.sleep(for: .milliseconds(1100))  // the monitor looks at most once a second
+            let left = try await monitor.decide([.fix(F.fix(north: 500, second: 1))])
+            #expect(Self.names(left) == ["2 home:satisfied->unsatisfied"])
+            let line = GeofenceEventLine.ownTracks(try #require(left.first).event, regionAdded: 1)
+            #expect(line?.contains(#""event":"leave","desc":"home""#) == true, "\(line ?? "nil")")
         }
     }
 }
