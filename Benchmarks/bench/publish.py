@@ -2,6 +2,8 @@
 
   loctrack --publish          `loctrack stream --publish mqtt://127.0.0.1:PORT/bench --qos 1
                               --client-id bench-loctrack --spool DIR --format json --no-reconnect`
+  loctrack --publish --output the same, also recording every fix into a track file (two sinks in
+                              one process: the file is checked to hold every fix)
   loctrack | mosquitto_pub    `loctrack stream --format json --no-reconnect | mosquitto_pub -h 127.0.0.1
                               -p PORT -t bench -l -q 1` (no spool: what it cannot send is lost)
 
@@ -36,8 +38,9 @@ from .measure import median, ratio, run_measured
 from . import procs
 from .report import fmt, verdict
 
-PUBLISH, PIPELINE = "loctrack --publish", "loctrack | mosquitto_pub"
-VARIANTS = (PUBLISH, PIPELINE)
+PUBLISH, BOTH, PIPELINE = "loctrack --publish", "loctrack --publish --output", "loctrack | mosquitto_pub"
+VARIANTS = (PUBLISH, BOTH, PIPELINE)
+SPOOLING = (PUBLISH, BOTH)
 TOPIC, CLIENT_ID = "bench", "bench-loctrack"
 STREAM_EXIT = 69  # --no-reconnect, gpsd went away (docs/exit-codes.md)
 PUBLISH_CHECKS = ("publish: the subscriber got every message, each a TPV, in the order of their times; each "
@@ -59,9 +62,11 @@ def publish_argv(opts, url: str, client_id: str, spool: str, source: str) -> lis
             "--format", "json", "--no-reconnect", source]
 
 
-def stages_of(opts, variant: str, broker: Broker, spool: str, source: str):
+def stages_of(opts, variant: str, broker: Broker, spool: str, source: str, track: str):
     if variant == PUBLISH:
         return [publish_argv(opts, broker.url(TOPIC), CLIENT_ID, spool, source)]
+    if variant == BOTH:
+        return [publish_argv(opts, broker.url(TOPIC), CLIENT_ID, spool, source)[:-1] + ["--output", track, source]]
     return [[opts.loctrack, "stream", "--format", "json", "--no-reconnect", source],
             [MOSQUITTO_PUB, "-h", "127.0.0.1", "-p", str(broker.port), "-t", TOPIC, "-l", "-q", "1"]]
 
@@ -119,6 +124,9 @@ def publish_run(opts, variant: str, workload: str, workdir: str):
     broker = Broker(workdir)
     spool = os.path.join(workdir, "spool")
     shutil.rmtree(spool, ignore_errors=True)
+    track = os.path.join(workdir, "track.json")
+    if os.path.exists(track):
+        os.remove(track)
     err_path = os.path.join(workdir, "publish.err")
     emulator = subscriber = None
     try:
@@ -126,7 +134,7 @@ def publish_run(opts, variant: str, workload: str, workdir: str):
         emulator, port = start_emulator(opts.emulator, ["-n", epochs, "-C", 1, "-l", ARRIVAL_TIMEOUT]
                                         + WORKLOADS[workload])
         subscriber.on_done = lambda: procs.stop(emulator)  # all arrived: gpsd goes away, the publisher ends
-        stages = stages_of(opts, variant, broker, spool, f"127.0.0.1:{port}")
+        stages = stages_of(opts, variant, broker, spool, f"127.0.0.1:{port}", track)
         broker_before = broker.cpu()
         start = time.monotonic_ns()
         with open(os.devnull, "wb") as out, open(err_path, "wb") as err:
@@ -147,8 +155,13 @@ def publish_run(opts, variant: str, workload: str, workdir: str):
     if m is None:
         warn(f"publish {workload}: {variant} did not finish {epochs} epochs within {opts.flood_timeout:.0f} s")
         return None
-    pending = spool_pending(spool) if variant == PUBLISH else None
+    pending = spool_pending(spool) if variant in SPOOLING else None
     problem = arrival_problem(payloads, epochs)
+    if not problem and variant == BOTH:
+        with open(track, "rb") as f:
+            recorded = f.read().splitlines()
+        if recorded != payloads:
+            problem = f"the track file holds {len(recorded)} lines, not the {len(payloads)} messages in order"
     if problem or arrived is None:
         left = f" ({pending} unacknowledged in the spool at exit)" if pending else ""
         warn(f"publish {workload}: {variant}: {problem or 'the subscriber did not exit'}{left}; "
@@ -163,7 +176,7 @@ def publish_run(opts, variant: str, workload: str, workdir: str):
              cpu_us=(m["user"] + m["sys"]) / epochs * 1e6, broker_us=broker_cpu / epochs * 1e6,
              rss_mb=m["rss_kb"] and m["rss_kb"] / 1024, private_mb=m["private_kb"] and m["private_kb"] / 1024,
              broker_mb=memory["VmHWM"] and memory["VmHWM"] / 1024,
-             spool_kb=folder_bytes(spool) / 1024 if variant == PUBLISH else None,
+             spool_kb=folder_bytes(spool) / 1024 if variant in SPOOLING else None,
              pending=pending)
     if m["pending"]:
         warn(f"publish {workload}: {variant} left {m['pending']} unacknowledged messages in its spool")
@@ -182,6 +195,7 @@ def run_publish(opts, workdir: str):
     if not can_publish(opts.loctrack):
         note(f"publish: {opts.loctrack} has no `stream --publish` (built before Issue 11): the pipeline alone")
         variants.remove(PUBLISH)
+        variants.remove(BOTH)
     base = os.path.join(workdir, "publish")
     os.makedirs(base, exist_ok=True)
     results = {}
@@ -216,19 +230,21 @@ def publish_section(opts, results) -> list[str]:
            "`max_queued_messages 0`); a subscriber (`mosquitto_sub -q 1 -C N`) checks that all N arrived, in "
            "order. Ratio: loctrack --publish / pipeline, per round, then the median; the target is the issue's "
            "\"at least as fast\", with a spool the pipeline does not have.", "",
-           "| figure | " + " | ".join(v.replace("|", "\\|") for v in VARIANTS) + " | --publish / pipeline | target | |",
-           "|---|" + "---:|" * len(VARIANTS) + "---:|---|---|"]
+           "| figure | " + " | ".join(v.replace("|", "\\|") for v in VARIANTS)
+           + " | --publish / pipeline | --publish --output / pipeline | target | |",
+           "|---|" + "---:|" * len(VARIANTS) + "---:|---:|---|---|"]
     for workload, rounds in results.items():
         for key, label, digits, target in ROWS:
             meds = [median([r[v][key] for r in rounds if r.get(v)]) for v in VARIANTS]
-            rmed = median([ratio(r[PUBLISH][key], r[PIPELINE][key]) for r in rounds
-                           if r.get(PUBLISH) and r.get(PIPELINE)])
+            ratios = [median([ratio(r[v][key], r[PIPELINE][key]) for r in rounds if r.get(v) and r.get(PIPELINE)])
+                      for v in SPOOLING]
             if target:
                 limit = float(target.split()[1])
-                held = None if rmed is None else (rmed <= limit if target.startswith("≤") else rmed >= limit)
-                mark, target = verdict([held]), f"{target} × pipeline"
+                held = [None if rm is None else (rm <= limit if target.startswith("≤") else rm >= limit) for rm in ratios]
+                mark, target = verdict(held), f"{target} × pipeline"
             else:
                 mark, target = "", ""
             out.append(f"| {workload} ({opts.publish_messages:,} messages): {label} | "
-                       + " | ".join(fmt(v, digits) for v in meds) + f" | {fmt(rmed)} | {target} | {mark} |")
+                       + " | ".join(fmt(v, digits) for v in meds) + " | " + " | ".join(fmt(rm) for rm in ratios)
+                       + f" | {target} | {mark} |")
     return out
