@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import LocTrack
+import LocTrackTestSupport
 import Testing
 
 extension EndToEndTests {
@@ -143,7 +144,7 @@ extension EndToEndTests {
             // before its first consumer was subscribed once ended the iteration without the error
             // ("the stream ended before a fix") in 7% of runs.
             for _ in 0..<30 {
-                let port = try GPSFake.freeLoopbackPort()
+                let port = try Loopback.freePort()
                 let result = try await LoctrackProcess.run(arguments + ["127.0.0.1:\(port)"], timeLimit: .seconds(15))
 
                 #expect(result.status == .exited(69), "\(result)")
@@ -154,7 +155,7 @@ extension EndToEndTests {
 
         @Test("given nothing listens on the port when streaming (reconnecting by default) then loctrack says so once on stderr, keeps waiting, and exits 0 on SIGINT", .timeLimit(.minutes(1)))
         func closedPortStreamWaits() async throws {
-            let port = try GPSFake.freeLoopbackPort()
+            let port = try Loopback.freePort()
             let loctrack = try LoctrackProcess.start(["stream", "127.0.0.1:\(port)"])
             try await waitUntil(timeout: .seconds(10), "a line on stderr") { loctrack.stderr?.lineCount ?? 0 >= 1 }
             try await Task.sleep(for: .milliseconds(1_800))  // a few retries (0.5 s, 1 s, …)
@@ -171,7 +172,7 @@ extension EndToEndTests {
         func streamReconnectsAfterGPSDRestarts() async throws {
             let before = NMEALog.walk(epochs: 4)
             let after = NMEALog.walk(epochs: 5, start: Timestamp(seconds: NMEALog.defaultStart.seconds + 600))
-            let port = try GPSFake.freeLoopbackPort()
+            let port = try Loopback.freePort()
             let loctrack = try LoctrackProcess.start(["stream", "127.0.0.1:\(port)"])
             try await withGPSFake(before, port: port) { fake in
                 try await fake.waitForWatchers()

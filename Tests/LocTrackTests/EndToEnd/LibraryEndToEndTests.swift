@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import LocTrack
+import LocTrackTestSupport
 import Synchronization
 import Testing
 
@@ -87,7 +88,7 @@ extension EndToEndTests {
 
         @Test("given nothing listens on the port when iterating or asking for a first fix then cannotConnect is thrown at once", .timeLimit(.minutes(1)))
         func closedPortThrowsCannotConnect() async throws {
-            let port = try GPSFake.freeLoopbackPort()
+            let port = try Loopback.freePort()
             let session = GPSDSession(source: GPSDSource(host: "127.0.0.1", port: String(port)))
             let started = ContinuousClock.now
             let error = await #expect(throws: LocTrackError.self) {
@@ -277,90 +278,4 @@ func expect(_ fix: Fix, isEpoch index: Int, of log: NMEALog, device: String, sou
     #expect(fix.speed == epoch.expectedSpeed, "epoch \(index)", sourceLocation: sourceLocation)
     #expect(fix.track == epoch.expectedTrack, "epoch \(index)", sourceLocation: sourceLocation)
     #expect(fix.timeError == 0.005, "epoch \(index)", sourceLocation: sourceLocation)
-}
-
-/// Iterates a fix sequence in a task of its own and records what it got.
-final class FixCollector: Sendable {
-    enum Outcome: Sendable, CustomStringConvertible {
-        case finished
-        case threw(any Error)
-
-        var isFinished: Bool {
-            if case .finished = self { return true }
-            return false
-        }
-
-        var locTrackErrorCode: LocTrackError.Code? {
-            if case .threw(let error as LocTrackError) = self { return error.code }
-            return nil
-        }
-
-        var description: String {
-            switch self {
-            case .finished: "finished"
-            case .threw(let error): "threw \(type(of: error)): \(error)"
-            }
-        }
-    }
-
-    private struct State {
-        var fixes: [Fix] = []
-        var subscribed = false
-        var outcome: Outcome?
-        var endedAt: ContinuousClock.Instant?
-    }
-
-    private let state = Mutex(State())
-    private let task = Mutex<Task<Void, Never>?>(nil)
-
-    init(_ sequence: AsyncFixSequence) {
-        let task = Task { [self] in
-            var iterator = sequence.makeAsyncIterator()
-            state.withLock { $0.subscribed = true }
-            let outcome: Outcome
-            do {
-                while let fix = try await iterator.next() {
-                    state.withLock { $0.fixes.append(fix) }
-                }
-                outcome = .finished
-            } catch {
-                outcome = .threw(error)
-            }
-            state.withLock {
-                $0.outcome = outcome
-                $0.endedAt = .now
-            }
-        }
-        self.task.withLock { $0 = task }
-    }
-
-    var fixes: [Fix] { state.withLock { $0.fixes } }
-    var endedAt: ContinuousClock.Instant? { state.withLock { $0.endedAt } }
-
-    func cancel() {
-        task.withLock { $0?.cancel() }
-    }
-
-    func waitForSubscription(timeout: Duration = .seconds(5)) async throws {
-        try await waitUntil(timeout: timeout, "the consumer to start iterating") { state.withLock { $0.subscribed } }
-    }
-
-    func waitForFixes(_ count: Int, timeout: Duration = .seconds(15)) async throws {
-        try await waitUntil(timeout: timeout, "\(count) fixes; have \(fixes.count), outcome \(String(describing: state.withLock { $0.outcome }))") {
-            state.withLock { $0.fixes.count >= count || $0.outcome != nil }
-        }
-    }
-
-    /// Waits until the iteration ended (returned nil or threw).
-    @discardableResult
-    func waitForEnd(timeout: Duration = .seconds(15)) async throws -> Outcome {
-        try await waitUntil(timeout: timeout, "the iteration to end; have \(fixes.count) fixes") {
-            state.withLock { $0.outcome != nil }
-        }
-        return state.withLock { $0.outcome! }
-    }
-
-    deinit {
-        task.withLock { $0?.cancel() }
-    }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import LocTrackMQTT
+import LocTrackTestSupport
 import Synchronization
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 @testable import LocTrack
+import LocTrackTestSupport
 import Testing
 
 extension EndToEndTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import LocTrack
+import LocTrackTestSupport
 import Synchronization
 import Testing
 
@@ -173,7 +174,7 @@ extension EndToEndTests {
         func everyIterationStartsWithTheBannerOrThrows() async throws {
             try await withWarmGPSD { fake, log in
                 let source = fake.source
-                let closed = GPSDSource(host: "127.0.0.1", port: String(try GPSFake.freeLoopbackPort()))
+                let closed = GPSDSource(host: "127.0.0.1", port: String(try Loopback.freePort()))
                 let outcomes = Tally()
                 await withTaskGroup(of: Void.self) { group in
                     for _ in 0..<20 {
@@ -342,7 +343,7 @@ extension EndToEndTests {
                 #expect(after.matches(baseline), "after a cancelled loop: threads \(ProcessResources.threadNames)")
 
                 // Connections that fail: refused at once, or retried until the loop is cancelled.
-                let closed = GPSDSource(host: "127.0.0.1", port: String(try GPSFake.freeLoopbackPort()))
+                let closed = GPSDSource(host: "127.0.0.1", port: String(try Loopback.freePort()))
                 for _ in 0..<100 {
                     await #expect(throws: LocTrackError.self) {
                         for try await _ in GPSDSession(source: closed).events() {}

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 @testable import LocTrackCLI
+import LocTrackTestSupport
 
 /// Runs loctrack's completion scripts in the real shells and reports what each offered.
 /// Every function asks one shell process for many command lines at once: a shell costs

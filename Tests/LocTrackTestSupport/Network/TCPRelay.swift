@@ -20,8 +20,8 @@ import Synchronization
 /// thread touches sockets only under the same lock (except inside `poll()`), so once a
 /// control returns, no byte moves against it. ``stop()`` (also run by `deinit`) joins the
 /// thread and closes everything.
-final class TCPRelay: Sendable {
-    enum Direction: Sendable {
+package final class TCPRelay: Sendable {
+    package enum Direction: Sendable {
         /// Both ways.
         case both
         /// From the server to the client only (e.g. the broker's PUBACKs).
@@ -29,13 +29,13 @@ final class TCPRelay: Sendable {
     }
 
     /// The port clients connect to.
-    let port: Int
+    package let port: Int
     /// What the thread uses; the thread holds it, not `self`, so a relay nobody holds is deinitialised, and stops.
     private let core: RelayCore
     private let thread = Mutex<pthread_t?>(nil)
 
     /// Listens on a free loopback port and starts the thread.
-    init(to targetPort: Int) throws {
+    package init(to targetPort: Int) throws {
         let wakeUps = try WakeUpPipe()
         let listener: Int32
         (listener, port) = try Loopback.listen()
@@ -58,14 +58,14 @@ final class TCPRelay: Sendable {
     deinit { stop() }
 
     /// Connections accepted so far, refused ones included.
-    var acceptedConnections: Int { core.state.withLock { $0.accepted } }
+    package var acceptedConnections: Int { core.state.withLock { $0.accepted } }
     /// Connections reset at once by ``refuseConnections(_:)``.
-    var refusedConnections: Int { core.state.withLock { $0.refused } }
+    package var refusedConnections: Int { core.state.withLock { $0.refused } }
     /// Connections that were relayed to the target.
-    var relayedConnections: Int { core.state.withLock { $0.accepted - $0.refused } }
+    package var relayedConnections: Int { core.state.withLock { $0.accepted - $0.refused } }
 
     /// Resets every relayed connection (an RST to both ends); new connections are relayed as before.
-    func cut() {
+    package func cut() {
         core.state.withLock { state in
             for link in state.links { Loopback.reset(link.client); Loopback.reset(link.server) }
             state.links = []
@@ -74,7 +74,7 @@ final class TCPRelay: Sendable {
     }
 
     /// Stops (`true`) or resumes (`false`) moving bytes, keeping every socket open.
-    func blackhole(_ dropping: Bool, direction: Direction = .both) {
+    package func blackhole(_ dropping: Bool, direction: Direction = .both) {
         core.state.withLock { state in
             state.dropsToClient = dropping
             if direction == .both { state.dropsToServer = dropping }
@@ -83,12 +83,12 @@ final class TCPRelay: Sendable {
     }
 
     /// While `true`, every new connection is accepted and reset at once.
-    func refuseConnections(_ refusing: Bool) {
+    package func refuseConnections(_ refusing: Bool) {
         core.state.withLock { $0.refusing = refusing }
     }
 
     /// Ends the thread (joined) and closes the listener and every connection. Idempotent.
-    func stop() {
+    package func stop() {
         core.state.withLock { $0.stopping = true }
         core.wakeUps.wake()
         guard let id = thread.withLock({ id in defer { id = nil }; return id }) else { return }
@@ -210,7 +210,7 @@ private final class RelayCore: Sendable {
 }
 
 /// Runs `body` with a relay to `targetPort` (see ``TCPRelay``), always stopped afterwards.
-func withTCPRelay<Result>(to targetPort: Int, _ body: (TCPRelay) async throws -> Result) async throws -> Result {
+package func withTCPRelay<Result>(to targetPort: Int, _ body: (TCPRelay) async throws -> Result) async throws -> Result {
     let relay = try TCPRelay(to: targetPort)
     defer { relay.stop() }
     return try await body(relay)

@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 import Glibc
 import Synchronization
 
@@ -31,16 +31,16 @@ import Synchronization
 /// ``start()``, ``stop()``, ``kill()`` and ``restart()`` keep the port: clients reconnect
 /// to the same address. ``shutdown()`` (always run by ``withMosquitto(_:_:)``) kills
 /// the broker and every subscriber and removes the directory.
-final class Mosquitto: Sendable {
-    struct Options: Sendable {
+package final class Mosquitto: Sendable {
+    package struct Options: Sendable {
         /// A second listener with TLS (``tlsPort``, ``caFile``).
-        var tls = false
+        package var tls = false
         /// `user: password` pairs; anonymous clients are refused when set.
-        var users: [String: String]?
+        package var users: [String: String]?
         /// Start the broker at once (otherwise: ``start()`` later, e.g. for a broker that is down at first).
-        var startsRunning = true
+        package var startsRunning = true
 
-        init(tls: Bool = false, users: [String: String]? = nil, startsRunning: Bool = true) {
+        package init(tls: Bool = false, users: [String: String]? = nil, startsRunning: Bool = true) {
             self.tls = tls
             self.users = users
             self.startsRunning = startsRunning
@@ -48,38 +48,38 @@ final class Mosquitto: Sendable {
     }
 
     /// The plain MQTT listener.
-    let port: Int
+    package let port: Int
     /// The TLS listener, with ``Options/tls``.
-    let tlsPort: Int?
-    let directory: URL
-    let options: Options
+    package let tlsPort: Int?
+    package let directory: URL
+    package let options: Options
     private let broker = Mutex<ChildProcess?>(nil)
     private let subscribers = Mutex<[Subscriber]>([])
     private let shutDown = Atomic<Bool>(false)
 
-    static var isAvailable: Bool {
+    package static var isAvailable: Bool {
         ["/usr/sbin/mosquitto", "/usr/bin/mosquitto_sub", "/usr/bin/mosquitto_pub", "/usr/bin/mosquitto_passwd", "/usr/bin/openssl"]
             .allSatisfy { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
-    var configFile: String { directory.appendingPathComponent("mosquitto.conf").path }
-    var logFile: String { directory.appendingPathComponent("mosquitto.log").path }
+    package var configFile: String { directory.appendingPathComponent("mosquitto.conf").path }
+    package var logFile: String { directory.appendingPathComponent("mosquitto.log").path }
     /// The CA that signed the TLS listener's certificate (PEM).
-    var caFile: String { directory.appendingPathComponent("ca.pem").path }
+    package var caFile: String { directory.appendingPathComponent("ca.pem").path }
     /// `mqtt://127.0.0.1:PORT/TOPIC`; `via` another port, e.g. a ``TCPRelay``'s to this broker.
-    func url(topic: String, user: String? = nil, via relayPort: Int? = nil) -> String {
+    package func url(topic: String, user: String? = nil, via relayPort: Int? = nil) -> String {
         "mqtt://\(user.map { "\($0)@" } ?? "")127.0.0.1:\(relayPort ?? port)/\(topic)"
     }
     /// `mqtts://127.0.0.1:TLSPORT/TOPIC`.
-    func tlsURL(topic: String, host: String = "127.0.0.1") -> String {
+    package func tlsURL(topic: String, host: String = "127.0.0.1") -> String {
         "mqtts://\(host):\(tlsPort!)/\(topic)"
     }
 
     /// Writes the config (and certificates, password file) and, unless told otherwise, starts the broker.
-    init(options: Options = Options()) async throws {
+    package init(options: Options = Options()) async throws {
         self.options = options
-        port = try GPSFake.freeLoopbackPort()
-        tlsPort = options.tls ? try GPSFake.freeLoopbackPort() : nil
+        port = try Loopback.freePort()
+        tlsPort = options.tls ? try Loopback.freePort() : nil
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("loctrack-mosquitto-\(UUID().uuidString)", isDirectory: true)
         do {
             try FileManager.default.createDirectory(at: directory.appendingPathComponent("data"), withIntermediateDirectories: true)
@@ -153,7 +153,7 @@ final class Mosquitto: Sendable {
     // MARK: - Running
 
     /// Starts the broker (on the same ports as before) and returns once every listener accepts connections.
-    func start() async throws {
+    package func start() async throws {
         let process = try broker.withLock { broker -> ChildProcess in
             if let running = broker, running.pollTermination() == nil { throw HarnessError("the broker is already running") }
             let process = try ChildProcess(
@@ -167,12 +167,12 @@ final class Mosquitto: Sendable {
             if let ended = process.pollTermination() {
                 throw HarnessError("mosquitto ended (\(ended)) while starting; stderr:\n\(process.stderr?.text ?? "")\nlog:\n\(logTail)")
             }
-            return ports.allSatisfy { GPSFake.canConnect(port: $0) }
+            return ports.allSatisfy { Loopback.canConnect(port: $0) }
         }
     }
 
     /// Stops the broker with SIGTERM (it saves its sessions) and waits for it to exit.
-    func stop() async throws {
+    package func stop() async throws {
         guard let process = broker.withLock({ $0 }) else { return }
         process.signal(SIGTERM)
         process.signal(SIGCONT)
@@ -185,7 +185,7 @@ final class Mosquitto: Sendable {
     }
 
     /// Kills the broker (SIGKILL): what it had not saved yet is lost.
-    func kill() {
+    package func kill() {
         guard let process = broker.withLock({ $0 }) else { return }
         process.signal(SIGKILL)
         process.reap()
@@ -193,36 +193,36 @@ final class Mosquitto: Sendable {
 
     /// Freezes the broker (SIGSTOP): connections stay open and the kernel still takes
     /// what clients send, but nothing is read or acknowledged until ``resume()``.
-    func pause() {
+    package func pause() {
         broker.withLock { $0 }?.signal(SIGSTOP)
     }
 
     /// Lets a paused broker run again (SIGCONT): it reads what waited in its sockets.
-    func resume() {
+    package func resume() {
         broker.withLock { $0 }?.signal(SIGCONT)
     }
 
     /// ``stop()`` then ``start()`` on the same ports.
-    func restart() async throws {
+    package func restart() async throws {
         try await stop()
         try await start()
     }
 
-    var isRunning: Bool { broker.withLock { $0?.pollTermination() == nil && $0 != nil } }
+    package var isRunning: Bool { broker.withLock { $0?.pollTermination() == nil && $0 != nil } }
 
     // MARK: - What the broker saw
 
     /// The broker's log (every run), one entry per line.
-    var log: [String] {
+    package var log: [String] {
         ((try? String(contentsOfFile: logFile, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
     }
 
-    var logTail: String { log.suffix(40).joined(separator: "\n") }
+    package var logTail: String { log.suffix(40).joined(separator: "\n") }
 
     /// The PUBLISH packets the broker received from client `clientID`, as logged:
     /// `(flags, topic, bytes)`, e.g. `("d0, q1, r0, m1", "t", 312)`; the flags without the message id
     /// come from ``PublishRecord/qos``, ``PublishRecord/retain``.
-    func publishes(from clientID: String) -> [PublishRecord] {
+    package func publishes(from clientID: String) -> [PublishRecord] {
         // 1763900000: Received PUBLISH from loctrack-a (d0, q1, r0, m1, 'loctrack/a', ... (312 bytes))
         let marker = "Received PUBLISH from \(clientID) ("
         return log.compactMap { line in
@@ -238,15 +238,22 @@ final class Mosquitto: Sendable {
         }
     }
 
-    struct PublishRecord: Sendable, Equatable {
-        let duplicate: Bool
-        let qos: Int
-        let retain: Bool
-        let topic: String
+    package struct PublishRecord: Sendable, Equatable {
+        package let duplicate: Bool
+        package let qos: Int
+        package let retain: Bool
+        package let topic: String
+
+        package init(duplicate: Bool, qos: Int, retain: Bool, topic: String) {
+            self.duplicate = duplicate
+            self.qos = qos
+            self.retain = retain
+            self.topic = topic
+        }
     }
 
     /// Whether the broker logged a connection of `clientID` (accepted or refused).
-    func sawConnection(from clientID: String) -> Bool {
+    package func sawConnection(from clientID: String) -> Bool {
         log.contains { $0.contains("New client connected") && $0.contains(" as \(clientID) ") }
     }
 
@@ -254,7 +261,7 @@ final class Mosquitto: Sendable {
 
     /// Starts a ``Subscriber`` on `topics` (QoS 1, persistent session `clientID`) and
     /// returns once the broker has its SUBSCRIBE.
-    func subscribe(
+    package func subscribe(
         topics: [String], clientID: String, user: String? = nil, password: String? = nil, tls: Bool = false
     ) async throws -> Subscriber {
         let subscriber = try Subscriber(broker: self, topics: topics, clientID: clientID, user: user, password: password, tls: tls)
@@ -264,12 +271,12 @@ final class Mosquitto: Sendable {
     }
 
     /// ``subscribe(topics:clientID:user:password:tls:)`` to `TOPIC/#` (TOPIC itself and everything under it).
-    func subscribe(topic: String, clientID: String, user: String? = nil, password: String? = nil) async throws -> Subscriber {
+    package func subscribe(topic: String, clientID: String, user: String? = nil, password: String? = nil) async throws -> Subscriber {
         try await subscribe(topics: ["\(topic)/#"], clientID: clientID, user: user, password: password)
     }
 
     /// Publishes one message with `mosquitto_pub` (QoS 1) and waits for it to exit.
-    func publish(
+    package func publish(
         topic: String, message: String, clientID: String = "pub-\(UUID().uuidString.prefix(8))",
         user: String? = nil, password: String? = nil, tls: Bool = false, extra: [String] = []
     ) async throws -> LoctrackResult {
@@ -286,7 +293,7 @@ final class Mosquitto: Sendable {
     // MARK: - Cleanup
 
     /// Kills the broker and every subscriber and removes the directory. Idempotent.
-    func shutdown() {
+    package func shutdown() {
         guard !shutDown.exchange(true, ordering: .sequentiallyConsistent) else { return }
         for subscriber in subscribers.withLock({ $0 }) { subscriber.stop() }
         kill()
@@ -306,112 +313,10 @@ final class Mosquitto: Sendable {
 
 /// Runs `body` with a fresh broker (see ``Mosquitto``); the broker, its subscribers and
 /// its files are always cleaned up afterwards, also when `body` throws or is cancelled.
-func withMosquitto<Result>(
+package func withMosquitto<Result>(
     _ options: Mosquitto.Options = Mosquitto.Options(), _ body: (Mosquitto) async throws -> Result
 ) async throws -> Result {
     let broker = try await Mosquitto(options: options)
     defer { broker.shutdown() }
     return try await body(broker)
-}
-
-// MARK: - Subscriber
-
-/// `mosquitto_sub -q 1 -c -i ID -v -t TOPIC…`: a persistent session (clean session off,
-/// fixed client id), so across a broker restart (``Mosquitto/stop()``, ``Mosquitto/start()``) it
-/// still gets, after reconnecting by itself, what was published while it was away.
-/// Collects every message as `(topic, payload)`, in arrival order, duplicates included.
-final class Subscriber: Sendable {
-    struct Message: Sendable, Equatable, CustomStringConvertible {
-        let topic: String
-        let payload: String
-        var description: String { "\(topic) \(payload)" }
-
-        /// The payload as a JSON object, or nil.
-        var json: [String: Any]? { try? JSONSerialization.jsonObject(with: Data(payload.utf8)) as? [String: Any] }
-    }
-
-    let clientID: String
-    let topics: [String]
-    private let process: ChildProcess
-    /// The broker's log file, where its SUBSCRIBEs show.
-    private let brokerLog: String
-
-    fileprivate init(broker: Mosquitto, topics: [String], clientID: String, user: String?, password: String?, tls: Bool) throws {
-        self.brokerLog = broker.logFile
-        self.clientID = clientID
-        self.topics = topics
-        var arguments = [
-            "mosquitto_sub", "-h", "127.0.0.1", "-p", String(tls ? broker.tlsPort! : broker.port),
-            "-q", "1", "-c", "-i", clientID, "-v",
-        ]
-        for topic in topics { arguments += ["-t", topic] }
-        if let user { arguments += ["-u", user] }
-        if let password { arguments += ["-P", password] }
-        if tls { arguments += ["--cafile", broker.caFile] }
-        process = try ChildProcess(
-            executable: "/usr/bin/mosquitto_sub", arguments: arguments, stdin: .null, stdout: .pipe, stderr: .pipe, newProcessGroup: true)
-    }
-
-    deinit { stop() }
-
-    /// Every message so far (topic, payload), in arrival order.
-    var messages: [Message] {
-        (process.stdout?.lines ?? []).map { line in
-            guard let space = line.firstIndex(of: " ") else { return Message(topic: line, payload: "") }
-            return Message(topic: String(line[..<space]), payload: String(line[line.index(after: space)...]))
-        }
-    }
-
-    /// The payloads of the messages on `topic`, in arrival order.
-    func payloads(on topic: String) -> [String] {
-        messages.filter { $0.topic == topic }.map(\.payload)
-    }
-
-    var stderr: String { process.stderr?.text ?? "" }
-
-    /// Waits until at least `count` messages arrived (on `topic`, if given).
-    func waitForMessages(count: Int, on topic: String? = nil, timeout: Duration = .seconds(15)) async throws {
-        try await waitUntil(timeout: timeout, "\(count) messages\(topic.map { " on \($0)" } ?? ""); have:\n\(report)") {
-            if let ended = process.pollTermination() { throw HarnessError("mosquitto_sub ended (\(ended)):\n\(report)") }
-            return messages.filter { topic == nil || $0.topic == topic }.count >= count
-        }
-    }
-
-    /// Waits until `condition` holds for the messages so far.
-    func waitForMessages(timeout: Duration = .seconds(15), _ what: String, where condition: ([Message]) -> Bool) async throws {
-        try await waitUntil(timeout: timeout, "\(what); have:\n\(report)") {
-            if let ended = process.pollTermination() { throw HarnessError("mosquitto_sub ended (\(ended)):\n\(report)") }
-            return condition(messages)
-        }
-    }
-
-    /// Waits until the broker has logged `count` SUBSCRIBEs from this client (one per (re)connection).
-    func waitForSubscription(count: Int, timeout: Duration = .seconds(15)) async throws {
-        func brokerLogLines() -> [Substring] {
-            ((try? String(contentsOfFile: brokerLog, encoding: .utf8)) ?? "").split(separator: "\n")
-        }
-        try await waitUntil(timeout: timeout, "the broker to get SUBSCRIBE #\(count) from \(clientID); log:\n\(brokerLogLines().suffix(30).joined(separator: "\n"))\n\(report)") {
-            if let ended = process.pollTermination() { throw HarnessError("mosquitto_sub ended (\(ended)):\n\(report)") }
-            return brokerLogLines().filter { $0.contains("Received SUBSCRIBE from \(clientID)") }.count >= count
-        }
-    }
-
-    /// What it received and wrote on stderr, for failure messages.
-    var report: String {
-        "mosquitto_sub \(clientID) on \(topics) received \(messages.count):\n"
-            + messages.map(\.description).joined(separator: "\n") + "\n--- its stderr ---\n\(stderr)"
-            + (process.pollTermination() == nil ? "" : "\n--- the broker's log ---\n\(brokerLogTail)")
-    }
-
-    private var brokerLogTail: String {
-        ((try? String(contentsOfFile: brokerLog, encoding: .utf8)) ?? "").split(separator: "\n").suffix(60).joined(separator: "\n")
-    }
-
-    /// Ends `mosquitto_sub` (SIGKILL) and reaps it. Idempotent.
-    func stop() {
-        if process.pollTermination() == nil {
-            process.signalGroup(SIGKILL)
-            process.reap()
-        }
-    }
 }

@@ -1,5 +1,6 @@
 import Glibc
 import LocTrack
+import LocTrackTestSupport
 import Testing
 
 /// The ``TCPRelay`` harness itself, with plain loopback sockets on both sides: what the
