@@ -8,7 +8,8 @@ import Testing
 /// password file) is checked here without loctrack.
 @Suite(
     "Mosquitto harness: a real broker per test",
-    .enabled(if: Mosquitto.isAvailable, "needs mosquitto, mosquitto-clients and openssl (apt install mosquitto mosquitto-clients)"))
+    .enabled(if: Mosquitto.isAvailable, "needs mosquitto, mosquitto-clients and openssl (apt install mosquitto mosquitto-clients)"),
+    .timeLimit(.minutes(1)))
 struct MosquittoHarnessTests {
     private func id(_ name: String) -> String { "\(name)-\(UUID().uuidString.prefix(8))" }
 

@@ -14,11 +14,12 @@ import Testing
 /// (`make deps`: Debian's gpsd and gpsd-clients).
 @Suite(
     "End to end: a real gpsd via gpsfake", .serialized,
-    .enabled(if: GPSFake.isAvailable, "needs /usr/sbin/gpsd and /usr/bin/gpsfake (apt install gpsd gpsd-clients)"))
+    .enabled(if: GPSFake.isAvailable, "needs /usr/sbin/gpsd and /usr/bin/gpsfake (apt install gpsd gpsd-clients)"),
+    .timeLimit(.minutes(2)))  // at least each nested test's own limit: the shortest applies
 struct EndToEndTests {}
 
 extension EndToEndTests {
-    @Suite("Library: GPSDSession against gpsd")
+    @Suite("Library: GPSDSession against gpsd", .timeLimit(.minutes(1)))
     struct Library {
         @Test("given a 3D walk when iterating fixes then there is exactly one fix per epoch with gpsd's last report of it", .timeLimit(.minutes(1)))
         func oneFixPerEpochWithExactValues() async throws {
@@ -112,7 +113,7 @@ extension EndToEndTests {
                 let request = Task { try await session.firstFix(minimumAccuracy: 19, timeout: .seconds(30)) }
                 try await fake.waitForWatchers()
                 fake.feedAll()
-                let fix = try await request.value
+                let fix = try await request.value(within: .seconds(40), "firstFix")
 
                 #expect(fix.time == log.time(ofEpoch: 3))
                 #expect(fix.horizontalError == 19)
@@ -132,7 +133,7 @@ extension EndToEndTests {
                 try await fake.waitForReport("the last epoch's TPV") { $0["time"] as? String == log.time(ofEpoch: 3).iso8601 }
                 #expect(ContinuousClock.now - started < .seconds(3), "the fixes must arrive before the timeout for this test to mean anything")
 
-                let error = await #expect(throws: LocTrackError.self) { try await request.value }
+                let error = await #expect(throws: LocTrackError.self) { try await request.value(within: .seconds(10), "firstFix") }
                 let elapsed = ContinuousClock.now - started
                 #expect(error?.code == .noFixBeforeTimeout)
                 #expect(elapsed >= .seconds(3) && elapsed < .seconds(5), "elapsed \(elapsed)")

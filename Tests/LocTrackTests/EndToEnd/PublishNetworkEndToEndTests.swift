@@ -20,7 +20,8 @@ extension EndToEndTests {
     /// loctrack's keep-alive is fixed at 30 s, and such a drop is noticed only after two.
     @Suite(
         "Publish: the network between stream --publish and the broker drops", .serialized,
-        .enabled(if: Mosquitto.isAvailable, "needs mosquitto and mosquitto-clients"))
+        .enabled(if: Mosquitto.isAvailable, "needs mosquitto and mosquitto-clients"),
+        .timeLimit(.minutes(1)))
     struct PublishNetworkEndToEnd {
         /// loctrack's in-flight window (`PublisherConfiguration.maximumInflight`): at most
         /// this many messages can be sent and unacknowledged when the network drops.

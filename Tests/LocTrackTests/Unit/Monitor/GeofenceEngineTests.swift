@@ -1,7 +1,7 @@
 import Testing
 @testable import LocTrack
 
-@Suite("Geofence engine")
+@Suite("Geofence engine", .timeLimit(.minutes(1)))
 struct GeofenceEngineTests {
     typealias F = GeofenceFixtures
 

@@ -2,7 +2,7 @@ import LocTrack
 import LocTrackCLI
 import Testing
 
-@Suite("monitor command line parsing")
+@Suite("monitor command line parsing", .timeLimit(.minutes(1)))
 struct MonitorCommandParsingTests {
     @Test("given add with a circle and every option when parsed then each is taken")
     func addCircle() throws {

@@ -4,7 +4,7 @@ import Glibc
 import Synchronization
 import Testing
 
-@Suite("Monitor store: locked, atomic state files")
+@Suite("Monitor store: locked, atomic state files", .timeLimit(.minutes(1)))
 struct MonitorStoreTests {
     /// A fresh directory under /tmp.
     static func temporaryDirectory() throws -> String {

@@ -1,7 +1,7 @@
 import Testing
 @testable import LocTrack
 
-@Suite("Region geometry")
+@Suite("Region geometry", .timeLimit(.minutes(1)))
 struct RegionGeometryTests {
     typealias F = GeofenceFixtures
 

@@ -4,7 +4,7 @@ import Foundation
 import Synchronization
 import Testing
 
-@Suite("Spool: appending, reading, acknowledging, the limit")
+@Suite("Spool: appending, reading, acknowledging, the limit", .timeLimit(.minutes(1)))
 struct SpoolTests {
     typealias Fixture = SpoolFixture
 
