@@ -59,6 +59,8 @@ package final class FixCollector: Sendable {
 
     package var fixes: [Fix] { state.withLock { $0.fixes } }
     package var endedAt: ContinuousClock.Instant? { state.withLock { $0.endedAt } }
+    /// How the iteration ended; nil while it runs.
+    package var outcome: Outcome? { state.withLock { $0.outcome } }
 
     package func cancel() {
         task.withLock { $0?.cancel() }

@@ -46,7 +46,7 @@ extension PublishRun {
     ) async throws -> (publisher: ChildProcess, plain: ChildProcess) {
         let publisher = try startStream(url, options, source: fake.sourceArgument, environment: environment)
         let plain = try LoctrackProcess.start(["stream", "--format", plainFormat, fake.sourceArgument])
-        try await waitForWatchers(fake, publisher, plain)
+        try await fake.waitForWatchers([publisher, plain])
         return (publisher, plain)
     }
 

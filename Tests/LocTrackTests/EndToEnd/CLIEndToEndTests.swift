@@ -12,10 +12,7 @@ extension EndToEndTests {
         func streamPrintsOneExactLinePerEpochThenExits69() async throws {
             let log = NMEALog.walk(epochs: 12)
             try await withGPSFake(log) { fake in
-                let loctrack = try LoctrackProcess.start(["stream", "--format", "json", "--no-reconnect", fake.sourceArgument])
-                try await fake.waitForWatchers()
-                try await fake.endLogs()
-                let result = try await loctrack.result()
+                let result = try await fake.run(["stream", "--format", "json", "--no-reconnect"])
 
                 let lines = try result.jsonObjects()
                 #expect(lines.count == 12, "\(result)")
@@ -33,10 +30,7 @@ extension EndToEndTests {
         func streamMinimumAccuracyFilters() async throws {
             let log = NMEALog.walk(epochs: 12)  // eph cycles 15.2, 17.1, 19.0, 20.9
             try await withGPSFake(log) { fake in
-                let loctrack = try LoctrackProcess.start(["stream", "--min-accuracy=17.1", "--no-reconnect", fake.sourceArgument])
-                try await fake.waitForWatchers()
-                try await fake.endLogs()
-                let result = try await loctrack.result()
+                let result = try await fake.run(["stream", "--min-accuracy=17.1", "--no-reconnect"])
 
                 let kept = log.epochs.indices.filter { log.expectedHorizontalError(ofEpoch: $0)! <= 17.1 }
                 #expect(kept == [0, 1, 4, 5, 8, 9])
@@ -53,12 +47,8 @@ extension EndToEndTests {
         func fixesWithoutEphAreDroppedByTheFilter() async throws {
             let log = NMEALog.walk(epochs: 5, sentences: [.rmc])
             try await withGPSFake(log) { fake in
-                let filtered = try LoctrackProcess.start(["stream", "--min-accuracy", "1000", "--no-reconnect", fake.sourceArgument])
-                let plain = try LoctrackProcess.start(["stream", "--no-reconnect", fake.sourceArgument])
-                try await fake.waitForWatchers(2)
-                try await fake.endLogs()
-                let filteredResult = try await filtered.result()
-                let plainResult = try await plain.result()
+                let results = try await fake.run([["stream", "--min-accuracy", "1000", "--no-reconnect"], ["stream", "--no-reconnect"]])
+                let (filteredResult, plainResult) = (results[0], results[1])
 
                 #expect(filteredResult.stdout.isEmpty, "\(filteredResult)")
                 #expect(filteredResult.status == .exited(69), "\(filteredResult)")
@@ -75,10 +65,7 @@ extension EndToEndTests {
         func textFormat() async throws {
             let log = NMEALog.walk(epochs: 4)
             try await withGPSFake(log) { fake in
-                let loctrack = try LoctrackProcess.start(["stream", "--format=text", "--no-reconnect", fake.sourceArgument])
-                try await fake.waitForWatchers()
-                try await fake.endLogs()
-                let result = try await loctrack.result()
+                let result = try await fake.run(["stream", "--format=text", "--no-reconnect"])
 
                 #expect(result.stdoutLines.count == 4, "\(result)")
                 #expect(result.stdoutLines.allSatisfy { !$0.isEmpty && !$0.hasPrefix("{") }, "\(result)")
@@ -90,10 +77,7 @@ extension EndToEndTests {
         func oncePrintsTheFirstFix() async throws {
             let log = NMEALog.walk(epochs: 5)
             try await withGPSFake(log) { fake in
-                let loctrack = try LoctrackProcess.start(["once", "--timeout", "30", fake.sourceArgument])
-                try await fake.waitForWatchers()
-                fake.feedAll()
-                let result = try await loctrack.result()
+                let result = try await fake.run(["once", "--timeout", "30"], feed: .allEpochs)
 
                 #expect(result.status == .exited(0), "\(result)")
                 #expect(result.stderr.isEmpty, "\(result)")
@@ -108,10 +92,7 @@ extension EndToEndTests {
             let hdops = [4.0, 3.0, 2.0, 1.0, 0.9]  // eph 76, 57, 38, 19, 17.1
             let log = NMEALog.walk(epochs: hdops.count, hdop: { hdops[$0] })
             try await withGPSFake(log) { fake in
-                let loctrack = try LoctrackProcess.start(["once", "--min-accuracy", "19", "--timeout=30", fake.sourceArgument])
-                try await fake.waitForWatchers()
-                fake.feedAll()
-                let result = try await loctrack.result()
+                let result = try await fake.run(["once", "--min-accuracy", "19", "--timeout=30"], feed: .allEpochs)
 
                 #expect(result.status == .exited(0), "\(result)")
                 let lines = try result.jsonObjects()

@@ -67,12 +67,10 @@ extension EndToEndTests {
         func countCountsFixesNotLines() async throws {
             let log = NMEALog.walk(epochs: 10)
             try await withGPSFake(log) { fake in
-                let csv = try LoctrackProcess.start(["stream", "--count", "2", "--format", "csv", fake.sourceArgument])
-                let gpx = try LoctrackProcess.start(["stream", "--count", "3", "--format", "gpx", fake.sourceArgument])
-                try await fake.waitForWatchers(2)
-                fake.feedAll()
-                let csvResult = try await csv.result(timeLimit: .seconds(15))
-                let gpxResult = try await gpx.result(timeLimit: .seconds(15))
+                let results = try await fake.run(
+                    [["stream", "--count", "2", "--format", "csv"], ["stream", "--count", "3", "--format", "gpx"]],
+                    feed: .allEpochs, timeLimit: .seconds(15))
+                let (csvResult, gpxResult) = (results[0], results[1])
 
                 #expect(csvResult.status == .exited(0), "\(csvResult)")
                 let table = try await Parsers.csv(csvResult.stdout)
@@ -92,12 +90,10 @@ extension EndToEndTests {
         func durationEndsTheStream() async throws {
             let log = NMEALog.walk(epochs: 6)
             try await withGPSFake(log) { fake in
-                let json = try LoctrackProcess.start(["stream", "--duration", "2", "--format", "json", fake.sourceArgument])
-                let gpx = try LoctrackProcess.start(["stream", "--duration=2", "--format=gpx", fake.sourceArgument])
-                try await fake.waitForWatchers(2)
-                fake.feedAll()
-                let jsonResult = try await json.result(timeLimit: .seconds(10))
-                let gpxResult = try await gpx.result(timeLimit: .seconds(10))
+                let results = try await fake.run(
+                    [["stream", "--duration", "2", "--format", "json"], ["stream", "--duration=2", "--format=gpx"]],
+                    feed: .allEpochs, timeLimit: .seconds(10))
+                let (jsonResult, gpxResult) = (results[0], results[1])
 
                 for result in [jsonResult, gpxResult] {
                     #expect(result.status == .exited(0), "\(result)")
@@ -159,13 +155,7 @@ extension EndToEndTests {
         func everyFormatParsesWithTheSameValues() async throws {
             let log = Tracks.mixedQualities()
             try await withGPSFake(log) { fake in
-                let processes = try ["json", "csv", "gpx", "geojson"].map { format in
-                    try LoctrackProcess.start(["stream", "--format", format, "--no-reconnect", fake.sourceArgument])
-                }
-                try await fake.waitForWatchers(processes.count)
-                try await fake.endLogs()
-                var results: [LoctrackResult] = []
-                for process in processes { results.append(try await process.result()) }
+                let results = try await fake.run(["json", "csv", "gpx", "geojson"].map { ["stream", "--format", $0, "--no-reconnect"] })
                 let (json, csv, gpx, geojson) = (results[0], results[1], results[2], results[3])
 
                 for result in results {
@@ -257,10 +247,7 @@ extension EndToEndTests {
             // fixes 0–3, no fix 4–6 (3 s), fixes 7–9, no fix 10–21 (a 13 s gap in fix times), fixes 22–24
             let log = NMEALog.walk(epochs: 25, quality: { (4...6).contains($0) || (10...21).contains($0) ? .noFix : .threeD })
             try await withGPSFake(log) { fake in
-                let gpx = try LoctrackProcess.start(["stream", "--format", "gpx", "--no-reconnect", fake.sourceArgument])
-                try await fake.waitForWatchers()
-                try await fake.endLogs()
-                let result = try await gpx.result()
+                let result = try await fake.run(["stream", "--format", "gpx", "--no-reconnect"])
 
                 #expect(result.status == .exited(69), "\(result)")
                 let document = try await Parsers.gpx(result.stdout)
@@ -304,13 +291,8 @@ extension EndToEndTests {
         func onceInEveryFormat() async throws {
             let log = NMEALog.walk(epochs: 4)
             try await withGPSFake(log) { fake in
-                let processes = try ["gpx", "csv", "geojson"].map { format in
-                    try LoctrackProcess.start(["once", "--max-age", "0", "--format", format, fake.sourceArgument])
-                }
-                try await fake.waitForWatchers(processes.count)
-                fake.feedAll()
-                var results: [LoctrackResult] = []
-                for process in processes { results.append(try await process.result(timeLimit: .seconds(15))) }
+                let results = try await fake.run(
+                    ["gpx", "csv", "geojson"].map { ["once", "--max-age", "0", "--format", $0] }, feed: .allEpochs, timeLimit: .seconds(15))
 
                 for result in results {
                     #expect(result.status == .exited(0), "\(result)")

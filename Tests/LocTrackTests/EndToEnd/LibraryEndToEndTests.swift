@@ -25,11 +25,7 @@ extension EndToEndTests {
         func oneFixPerEpochWithExactValues() async throws {
             let log = NMEALog.walk(epochs: 12)
             try await withGPSFake(log) { fake in
-                let session = GPSDSession(source: fake.source)
-                let collector = FixCollector(session.fixes())
-                try await fake.waitForWatchers()
-                try await fake.endLogs()
-                _ = try await collector.waitForEnd()
+                let collector = try await fake.collectFixesToTheEnd()
 
                 let fixes = collector.fixes
                 #expect(fixes.count == 12, "gpsd log:\n\(fake.logTail)")
@@ -49,11 +45,8 @@ extension EndToEndTests {
         func endOfLogThrowsConnectionLostAfterAllFixes() async throws {
             let log = NMEALog.walk(epochs: 3)
             try await withGPSFake(log) { fake in
-                let session = GPSDSession(source: fake.source)
-                let collector = FixCollector(session.fixes())
-                try await fake.waitForWatchers()
-                try await fake.endLogs()
-                let outcome = try await collector.waitForEnd()
+                let collector = try await fake.collectFixesToTheEnd()
+                let outcome = collector.outcome!
 
                 #expect(collector.fixes.map(\.time) == (0..<3).map { log.time(ofEpoch: $0) })
                 #expect(outcome.locTrackErrorCode == .connectionLost, "outcome: \(outcome)")
@@ -69,11 +62,7 @@ extension EndToEndTests {
             epochs[8].dgps = true
             log = NMEALog(epochs: epochs)
             try await withGPSFake(log) { fake in
-                let session = GPSDSession(source: fake.source)
-                let collector = FixCollector(session.fixes())
-                try await fake.waitForWatchers()
-                try await fake.endLogs()
-                _ = try await collector.waitForEnd()
+                let collector = try await fake.collectFixesToTheEnd()
 
                 let fixes = collector.fixes
                 #expect(fixes.map(\.time) == log.fixEpochIndexes.map { log.time(ofEpoch: $0) }, "gpsd log:\n\(fake.logTail)")
@@ -220,11 +209,7 @@ extension EndToEndTests {
                     altitudeMSL: 58.5, geoidSeparation: 22.1, speedKnots: 1.2, track: 181.5, hdop: 1.3, vdop: 2.1, pdop: 2.4)
             })
             try await withGPSFake([walk, other]) { fake in
-                let session = GPSDSession(source: fake.source)
-                let collector = FixCollector(session.fixes())
-                try await fake.waitForWatchers()
-                try await fake.endLogs()
-                _ = try await collector.waitForEnd()
+                let collector = try await fake.collectFixesToTheEnd()
 
                 let fixes = collector.fixes
                 let first = fixes.filter { $0.device == fake.devices[0] }

@@ -19,7 +19,7 @@ extension EndToEndTests {
                     let publisher = try run.startStream(
                         broker.url(topic: "loctrack/auth", user: "alice"), source: fake.sourceArgument,
                         environment: ["LOCTRACK_MQTT_PASSWORD": "guess"])
-                    try await feedAllOnceWatched(fake, by: publisher)
+                    try await fake.feedAllOnceWatched(by: publisher)
                     let result = try await publisher.result(timeLimit: .seconds(10))
 
                     #expect(result.status == .exited(69), "\(result)")
@@ -61,7 +61,7 @@ extension EndToEndTests {
                 try await withGPSFake(log) { fake in
                     let publisher = try run.startStream(
                         broker.url(topic: topic, user: "alice"), source: fake.sourceArgument, environment: ["LOCTRACK_MQTT_PASSWORD": "s3cret"])
-                    try await waitForWatchers(fake, publisher)
+                    try await fake.waitForWatchers([publisher])
                     fake.feedAll()
                     try await subscriber.waitForMessages(count: 3)
                     publisher.signal(SIGINT)
@@ -98,7 +98,7 @@ extension EndToEndTests {
                 let untrusted = try PublishRun("untrusted")
                 try await withGPSFake(log) { fake in
                     let publisher = try untrusted.startStream(broker.tlsURL(topic: "loctrack/untrusted"), source: fake.sourceArgument)
-                    try await feedAllOnceWatched(fake, by: publisher)
+                    try await fake.feedAllOnceWatched(by: publisher)
                     try await waitUntil(timeout: .seconds(10), "loctrack to report the TLS failure") {
                         publisher.stderr?.lineCount ?? 0 >= 1 || publisher.pollTermination() != nil
                     }
@@ -129,7 +129,7 @@ extension EndToEndTests {
                 let subscriber = try await broker.subscribe(topic: topic, clientID: subscriberID("owntracks"))
                 try await withGPSFake(log) { fake in
                     let publisher = try run.startStream(broker.url(topic: topic), ["--format", "owntracks", "--tid", "lt"], source: fake.sourceArgument)
-                    try await waitForWatchers(fake, publisher)
+                    try await fake.waitForWatchers([publisher])
                     fake.feedAll()
                     try await subscriber.waitForMessages(count: 6)
                     try await Task.sleep(for: .milliseconds(300))
@@ -188,7 +188,7 @@ extension EndToEndTests {
                         "monitor", "run", "--publish", broker.url(topic: topic), "--format", "owntracks",
                         "--client-id", run.clientID, "--spool", run.spool, fake.sourceArgument,
                     ])
-                    try await waitForWatchers(fake, monitor)
+                    try await fake.waitForWatchers([monitor])
                     fake.feedAll()
                     try await subscriber.waitForMessages(count: 2, on: "\(topic)/event")
                     try await Task.sleep(for: .milliseconds(300))
@@ -231,7 +231,7 @@ extension EndToEndTests {
                         "monitor", "run", "--publish", broker.url(topic: topic), "--format", "json",
                         "--client-id", run.clientID, "--spool", run.spool, fake.sourceArgument,
                     ])
-                    try await waitForWatchers(fake, monitor)
+                    try await fake.waitForWatchers([monitor])
                     fake.feedAll()
                     try await subscriber.waitForMessages(count: 3, on: "\(topic)/event")
                     try await Task.sleep(for: .milliseconds(300))
