@@ -27,6 +27,11 @@ package final class PublishRun: Sendable {
         try LoctrackProcess.start(streamArguments(url, options, source: source), environment: environment)
     }
 
+    /// Starts `monitor run --publish URL --client-id ID --spool DIR OPTIONS… SOURCE` with this run's state home.
+    package func startMonitor(_ url: String, _ options: [String] = [], source: String) throws -> ChildProcess {
+        try home.start(["monitor", "run", "--publish", url, "--client-id", clientID, "--spool", spool] + options + [source])
+    }
+
     /// The files in the spool folder, recursively (what a crash leaves behind).
     package var spoolFiles: [String] {
         (FileManager.default.enumerator(atPath: spool)?.allObjects as? [String] ?? []).filter { file in
@@ -63,9 +68,6 @@ extension PublishRun {
         fake.feedAll()
         try await plain.waitForStdoutLines(count)
         try await subscriber.waitForMessages(count: count)
-        if settle > .zero { try await Task.sleep(for: settle) }
-        let expected = try await plain.interruptedLines()
-        publisher.signal(SIGINT)
-        return (try await publisher.result(), expected)
+        return try await stopPublishing(publisher, beside: plain, settle: settle)
     }
 }

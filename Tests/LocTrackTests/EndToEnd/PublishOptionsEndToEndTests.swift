@@ -54,10 +54,8 @@ extension EndToEndTests {
         @Test("given LOCTRACK_MQTT_PASSWORD when stream --publish logs in then the fixes arrive", .timeLimit(.minutes(1)))
         func passwordFromTheEnvironment() async throws {
             let log = NMEALog.walk(epochs: 3)
-            let run = try PublishRun("env")
             let topic = "loctrack/env"
-            try await withMosquitto(Mosquitto.Options(users: ["alice": "s3cret"])) { broker in
-                let subscriber = try await broker.subscribe(topic: topic, clientID: subscriberID("env"), user: "alice", password: "s3cret")
+            try await withPublishing("env", topic: topic, broker: Mosquitto.Options(users: ["alice": "s3cret"]), login: ("alice", "s3cret")) { run, broker, subscriber in
                 try await withGPSFake(log) { fake in
                     let publisher = try run.startStream(
                         broker.url(topic: topic, user: "alice"), source: fake.sourceArgument, environment: ["LOCTRACK_MQTT_PASSWORD": "s3cret"])
@@ -122,11 +120,9 @@ extension EndToEndTests {
         @Test("given --format owntracks when streaming with --publish then each fix is an OwnTracks location with the fix's values, and a SIGKILL makes the broker publish the lwt will on TOPIC", .timeLimit(.minutes(1)))
         func ownTracksLocationsAndLastWill() async throws {
             let log = NMEALog.walk(epochs: 6)
-            let run = try PublishRun("owntracks")
             let topic = "owntracks/alice/phone"
             let startedAt = Int64(Date().timeIntervalSince1970)
-            try await withMosquitto { broker in
-                let subscriber = try await broker.subscribe(topic: topic, clientID: subscriberID("owntracks"))
+            try await withPublishing("owntracks", topic: topic) { run, broker, subscriber in
                 try await withGPSFake(log) { fake in
                     let publisher = try run.startStream(broker.url(topic: topic), ["--format", "owntracks", "--tid", "lt"], source: fake.sourceArgument)
                     try await fake.waitForWatchers([publisher])
@@ -184,10 +180,7 @@ extension EndToEndTests {
             try await withMosquitto { broker in
                 let subscriber = try await broker.subscribe(topic: topic, clientID: subscriberID("monitor-ot"))
                 try await withGPSFake(log) { fake in
-                    let monitor = try run.home.start([
-                        "monitor", "run", "--publish", broker.url(topic: topic), "--format", "owntracks",
-                        "--client-id", run.clientID, "--spool", run.spool, fake.sourceArgument,
-                    ])
+                    let monitor = try run.startMonitor(broker.url(topic: topic), ["--format", "owntracks"], source: fake.sourceArgument)
                     try await fake.waitForWatchers([monitor])
                     fake.feedAll()
                     try await subscriber.waitForMessages(count: 2, on: "\(topic)/event")
@@ -227,10 +220,7 @@ extension EndToEndTests {
             try await withMosquitto { broker in
                 let subscriber = try await broker.subscribe(topic: topic, clientID: subscriberID("monitor-json"))
                 try await withGPSFake(log) { fake in
-                    let monitor = try run.home.start([
-                        "monitor", "run", "--publish", broker.url(topic: topic), "--format", "json",
-                        "--client-id", run.clientID, "--spool", run.spool, fake.sourceArgument,
-                    ])
+                    let monitor = try run.startMonitor(broker.url(topic: topic), ["--format", "json"], source: fake.sourceArgument)
                     try await fake.waitForWatchers([monitor])
                     fake.feedAll()
                     try await subscriber.waitForMessages(count: 3, on: "\(topic)/event")
