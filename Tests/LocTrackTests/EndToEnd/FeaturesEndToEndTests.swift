@@ -320,12 +320,7 @@ extension EndToEndTests {
             // Receiver time close to the system clock, which is gpsd's clock for ?POLL.
             let now = Int64(Date().timeIntervalSince1970)
             let log = NMEALog.walk(epochs: 6, start: Timestamp(seconds: now - 2))
-            try await withGPSFake(log) { fake in
-                let primer = try LoctrackProcess.start(["stream", "--format", "json", fake.sourceArgument])  // makes gpsd open the device
-                try await fake.waitForWatchers()
-                fake.feed(epochs: 3)
-                try await waitForCompleteEpoch(2, of: log, in: fake)
-
+            try await withWarmGPSD(log) { fake in
                 let warm = try await LoctrackProcess.run(["once", "--max-age", "30", "--timeout", "10", "--format", "json", fake.sourceArgument], timeLimit: .seconds(15))
                 #expect(warm.status == .exited(0), "\(warm)")
                 #expect(warm.stderr.isEmpty, "\(warm)")
@@ -346,20 +341,13 @@ extension EndToEndTests {
                 let freshLines = try freshResult.jsonObjects()
                 #expect(freshLines.count == 1, "\(freshResult)")
                 if let line = freshLines.first { expectTPV(line, isEpoch: 3, of: log, device: fake.devices[0]) }
-                primer.signal(SIGTERM)
-                _ = try await primer.result(timeLimit: .seconds(10))
             }
         }
 
         @Test("given gpsd's latest fix is months old by gpsd's clock when running once --max-age 3600 then it is not taken and once waits for a new fix", .timeLimit(.minutes(1)))
         func onceIgnoresAStaleFix() async throws {
             let log = NMEALog.walk(epochs: 6)  // 2026-03-01
-            try await withGPSFake(log) { fake in
-                let primer = try LoctrackProcess.start(["stream", "--format", "json", fake.sourceArgument])
-                try await fake.waitForWatchers()
-                fake.feed(epochs: 3)
-                try await waitForCompleteEpoch(2, of: log, in: fake)
-
+            try await withWarmGPSD(log) { fake in
                 let once = try LoctrackProcess.start(["once", "--max-age", "3600", "--timeout", "10", "--format", "json", fake.sourceArgument])
                 try await waitUntil(timeout: .seconds(10), "the second watch") { watches(in: fake) >= 2 }
                 try await waitUntil(timeout: .seconds(5), "gpsd to answer the ?POLL") { fake.reportsSent(class: "POLL").count >= 1 }
@@ -372,8 +360,6 @@ extension EndToEndTests {
                 let lines = try result.jsonObjects()
                 #expect(lines.count == 1, "\(result)")
                 if let line = lines.first { expectTPV(line, isEpoch: 3, of: log, device: fake.devices[0]) }
-                primer.signal(SIGTERM)
-                _ = try await primer.result(timeLimit: .seconds(10))
             }
         }
 
@@ -478,6 +464,20 @@ private func epochIndex(of line: [String: Any], in log: NMEALog) -> Int? {
 private func waitForCompleteEpoch(_ index: Int, of log: NMEALog, in fake: GPSFake) async throws {
     try await fake.waitForReport("epoch \(index)'s complete TPV") {
         $0["time"] as? String == log.time(ofEpoch: index).iso8601 && $0["altHAE"] != nil
+    }
+}
+
+/// gpsd with epochs 0–2 of `log` sent (epoch 2 complete) to a `stream` that keeps its device
+/// open, for `body`: a warm gpsd, whose latest fix a `?POLL` gets. The stream is stopped after.
+private func withWarmGPSD(_ log: NMEALog, _ body: (GPSFake) async throws -> Void) async throws {
+    try await withGPSFake(log) { fake in
+        let primer = try LoctrackProcess.start(["stream", "--format", "json", fake.sourceArgument])  // makes gpsd open the device
+        try await fake.waitForWatchers()
+        fake.feed(epochs: 3)
+        try await waitForCompleteEpoch(2, of: log, in: fake)
+        try await body(fake)
+        primer.signal(SIGTERM)
+        _ = try await primer.result(timeLimit: .seconds(10))
     }
 }
 
