@@ -1,6 +1,7 @@
 import Foundation
 @testable import LocTrack
 import Glibc
+import LocTrackTestSupport
 import Synchronization
 import Testing
 
@@ -187,8 +188,7 @@ struct MonitorStoreTests {
                     done.leave()
                 }.start()
             }
-            // Waits without blocking a thread of the test runner's cooperative pool.
-            await withCheckedContinuation { continuation in done.notify(queue: .global()) { continuation.resume() } }
+            try await done.wait(within: .seconds(30), "the 8 writer threads")
             #expect(failures.withLock { $0 } == [])
             let stored = try store.read()
             #expect(stored.conditions.count == 200)
