@@ -212,49 +212,6 @@ package final class GPSFake: Sendable {
 
     // MARK: - Feeding
 
-    /// Waits until `count` clients watch and gpsd has opened and probed `devices`
-    /// (all by default): what is fed from now on reaches those clients.
-    ///
-    /// gpsd logs (at `-D 3`) `SER: opening … at '/dev/pts/N'`, then about a second of
-    /// probing, then `gpsd_activate(…): activated GPS`; data written to the pty
-    /// before that is thrown away. Normally a client's `?WATCH` triggers the open;
-    /// a client that watched before gpsfake added the device (a reconnecting one)
-    /// triggers it when the device is added.
-    package func waitForWatchers(_ count: Int = 1, devices required: [String]? = nil, timeout: Duration = .seconds(20)) async throws {
-        let required = Set(required ?? devices)
-        try await waitUntil(timeout: timeout, "\(count) watcher(s) and \(required.sorted()) activated; gpsd log:\n\(logTail)") {
-            try checkAlive()
-            let log = gpsdLog
-            return Self.watchingClients(in: log).count >= count && required.isSubset(of: Self.activatedDevices(in: log))
-        }
-    }
-
-    /// The clients that sent `?WATCH={"enable":true…}`.
-    package static func watchingClients(in log: [String]) -> Set<Int> {
-        Set(log.compactMap { line -> Int? in
-            guard let arrow = line.range(of: "<= client("), line.contains("?WATCH="), line.contains("\"enable\":true"),
-                  let close = line[arrow.upperBound...].firstIndex(of: ")")
-            else { return nil }
-            return Int(line[arrow.upperBound..<close])
-        })
-    }
-
-    /// The devices gpsd has opened and finished probing.
-    package static func activatedDevices(in log: [String]) -> Set<String> {
-        var activated = Set<String>()
-        var opening: String?
-        for line in log {
-            if line.contains("SER: opening"), let at = line.range(of: " at '"),
-               let end = line[at.upperBound...].firstIndex(of: "'") {
-                opening = String(line[at.upperBound..<end])
-            } else if line.contains("activated GPS"), let device = opening {
-                activated.insert(device)
-                opening = nil
-            }
-        }
-        return activated
-    }
-
     /// Feeds the next `count` epochs of every log (fewer where a log runs out), then pauses.
     package func feed(epochs count: Int = 1) {
         let target = state.withLock { state -> [Int] in

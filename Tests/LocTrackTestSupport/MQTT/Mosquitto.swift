@@ -92,64 +92,6 @@ package final class Mosquitto: Sendable {
     }
 
     deinit { shutdown() }
-
-    private func writeConfig() async throws {
-        let path = directory.path
-        var config = """
-            # loctrack test broker
-            user root
-            per_listener_settings false
-            persistence true
-            persistence_location \(path)/data/
-            autosave_interval 1
-            log_dest file \(logFile)
-            log_type all
-            connection_messages true
-            listener \(port) 127.0.0.1
-
-            """
-        if let users = options.users {
-            let passwords = directory.appendingPathComponent("passwords").path
-            try users.map { "\($0.key):\($0.value)\n" }.joined().write(toFile: passwords, atomically: true, encoding: .utf8)
-            try await runTool("/usr/bin/mosquitto_passwd", ["-U", passwords])
-            config += "allow_anonymous false\npassword_file \(passwords)\n"
-        } else {
-            config += "allow_anonymous true\n"
-        }
-        if let tlsPort {
-            try await makeCertificates()
-            config += """
-                listener \(tlsPort) 127.0.0.1
-                cafile \(caFile)
-                certfile \(path)/server.pem
-                keyfile \(path)/server.key
-
-                """
-        }
-        try config.write(toFile: configFile, atomically: true, encoding: .utf8)
-        _ = FileManager.default.createFile(atPath: logFile, contents: nil)
-    }
-
-    /// A throwaway CA and a server certificate it signed for `localhost` and `127.0.0.1` (P-256, one day).
-    private func makeCertificates() async throws {
-        let path = directory.path
-        let key = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
-        try await runTool("/usr/bin/openssl", ["req", "-x509"] + key + [
-            "-keyout", "\(path)/ca.key", "-out", caFile, "-days", "1", "-subj", "/CN=loctrack test CA",
-            "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign",
-        ])
-        try await runTool("/usr/bin/openssl", ["req", "-new"] + key + [
-            "-keyout", "\(path)/server.key", "-out", "\(path)/server.csr", "-subj", "/CN=localhost",
-        ])
-        let extensions = "\(path)/server.ext"
-        try "subjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth\n"
-            .write(toFile: extensions, atomically: true, encoding: .utf8)
-        try await runTool("/usr/bin/openssl", [
-            "x509", "-req", "-in", "\(path)/server.csr", "-CA", caFile, "-CAkey", "\(path)/ca.key", "-CAcreateserial",
-            "-out", "\(path)/server.pem", "-days", "1", "-extfile", extensions,
-        ])
-    }
-
     // MARK: - Running
 
     /// Starts the broker (on the same ports as before) and returns once every listener accepts connections.
@@ -210,53 +152,6 @@ package final class Mosquitto: Sendable {
 
     package var isRunning: Bool { broker.withLock { $0?.pollTermination() == nil && $0 != nil } }
 
-    // MARK: - What the broker saw
-
-    /// The broker's log (every run), one entry per line.
-    package var log: [String] {
-        ((try? String(contentsOfFile: logFile, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
-    }
-
-    package var logTail: String { log.suffix(40).joined(separator: "\n") }
-
-    /// The PUBLISH packets the broker received from client `clientID`, as logged:
-    /// `(flags, topic, bytes)`, e.g. `("d0, q1, r0, m1", "t", 312)`; the flags without the message id
-    /// come from ``PublishRecord/qos``, ``PublishRecord/retain``.
-    package func publishes(from clientID: String) -> [PublishRecord] {
-        // 1763900000: Received PUBLISH from loctrack-a (d0, q1, r0, m1, 'loctrack/a', ... (312 bytes))
-        let marker = "Received PUBLISH from \(clientID) ("
-        return log.compactMap { line in
-            guard let start = line.range(of: marker) else { return nil }
-            let rest = line[start.upperBound...]
-            let fields = rest.split(separator: ",", maxSplits: 4).map { $0.trimmingCharacters(in: .whitespaces) }
-            guard fields.count == 5, let quote = fields[4].firstIndex(of: "'"),
-                  let close = fields[4][fields[4].index(after: quote)...].firstIndex(of: "'")
-            else { return nil }
-            let topic = String(fields[4][fields[4].index(after: quote)..<close])
-            return PublishRecord(
-                duplicate: fields[0] == "d1", qos: Int(fields[1].dropFirst()) ?? -1, retain: fields[2] == "r1", topic: topic)
-        }
-    }
-
-    package struct PublishRecord: Sendable, Equatable {
-        package let duplicate: Bool
-        package let qos: Int
-        package let retain: Bool
-        package let topic: String
-
-        package init(duplicate: Bool, qos: Int, retain: Bool, topic: String) {
-            self.duplicate = duplicate
-            self.qos = qos
-            self.retain = retain
-            self.topic = topic
-        }
-    }
-
-    /// Whether the broker logged a connection of `clientID` (accepted or refused).
-    package func sawConnection(from clientID: String) -> Bool {
-        log.contains { $0.contains("New client connected") && $0.contains(" as \(clientID) ") }
-    }
-
     // MARK: - Clients
 
     /// Starts a ``Subscriber`` on `topics` (QoS 1, persistent session `clientID`) and
@@ -298,16 +193,6 @@ package final class Mosquitto: Sendable {
         for subscriber in subscribers.withLock({ $0 }) { subscriber.stop() }
         kill()
         try? FileManager.default.removeItem(at: directory)
-    }
-
-    /// Runs a tool to its end; throws with its output unless it exits 0.
-    private func runTool(_ executable: String, _ arguments: [String]) async throws {
-        let process = try ChildProcess(
-            executable: executable, arguments: [executable] + arguments, stdin: .null, stdout: .pipe, stderr: .pipe, newProcessGroup: true)
-        let result = try await process.result(timeLimit: .seconds(20))
-        guard result.status == .exited(0) else {
-            throw HarnessError("\(executable) \(arguments.joined(separator: " ")): \(result.status)\n\(result.stdout)\(result.stderr)")
-        }
     }
 }
 

@@ -5,7 +5,7 @@ import LocTrackTestSupport
 import Synchronization
 import Testing
 
-/// End-to-end tests against a real gpsd 3.22 fed by gpsfake (see `Support/GPSFake.swift`).
+/// End-to-end tests against a real gpsd 3.22 fed by gpsfake (see `Tests/LocTrackTestSupport/GPSD/GPSFake.swift`).
 ///
 /// One at a time: each test has its own gpsd, and the machine has 2 cores. The
 /// feed is gated on gpsd having opened the devices for the client's `?WATCH`, so
