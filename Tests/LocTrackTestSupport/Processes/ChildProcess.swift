@@ -178,12 +178,18 @@ package final class ChildProcess: Sendable {
     package func stop(signal first: Int32 = SIGTERM, grace: Duration = .seconds(5)) {
         guard pollTermination() == nil else { return }
         signal(first)
-        let deadline = ContinuousClock.now + grace
+        _ = waitForExit(within: grace)
+    }
+
+    /// Blocks until the child ends, at most `limit`: then it is killed (SIGKILL, to its
+    /// group if it leads one) and reaped, and the result is nil. For waits that cannot be async.
+    package func waitForExit(within limit: Duration) -> Termination? {
+        let deadline = ContinuousClock.now + limit
         while pollTermination() == nil, ContinuousClock.now < deadline { usleep(5_000) }
-        if pollTermination() == nil {
-            if leadsProcessGroup { signalGroup(SIGKILL) } else { kill(pid, SIGKILL) }
-            reap()
-        }
+        if let ended = pollTermination() { return ended }
+        if leadsProcessGroup { signalGroup(SIGKILL) } else { kill(pid, SIGKILL) }
+        reap()
+        return nil
     }
 
     /// Blocks until the child has ended (kill it first) and records how.
