@@ -44,9 +44,24 @@ let package = Package(
         // The command line: argument parsing, output formats, signals, exit codes.
         .target(name: "LocTrackCLI", dependencies: ["LocTrack", "LocTrackMonitor", "LocTrackMQTT"], swiftSettings: strictSettings),
         .executableTarget(name: "loctrack", dependencies: ["LocTrackCLI"], swiftSettings: strictSettings),
+        // The process harness the test targets share: gpsfake and gpsd, mosquitto, the built
+        // loctrack, TCP relays, /proc readers. Test support, not a product.
+        .target(
+            name: "LocTrackTestSupport",
+            dependencies: ["LocTrack"],
+            path: "Tests/LocTrackTestSupport",
+            swiftSettings: strictSettings
+        ),
+        // The tests of that harness itself (mosquitto with its own clients, the TCP relay).
+        .testTarget(
+            name: "LocTrackHarnessTests",
+            dependencies: ["LocTrack", "LocTrackTestSupport"],
+            path: "Tests/LocTrackHarnessTests",
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "LocTrackTests",
-            dependencies: ["LocTrack", "LocTrackMonitor", "LocTrackMQTT", "LocTrackCLI"],
+            dependencies: ["LocTrack", "LocTrackMonitor", "LocTrackMQTT", "LocTrackCLI", "LocTrackTestSupport"],
             // gpsd captures the conformance replay reads from the source tree (Fixtures/gpsd-logs/README.md).
             exclude: ["Fixtures"],
             swiftSettings: strictSettings

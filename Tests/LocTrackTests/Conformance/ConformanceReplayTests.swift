@@ -1,6 +1,7 @@
 import Foundation
 @testable import LocTrack
 @testable import LocTrackCLI
+import LocTrackTestSupport
 import Testing
 
 /// scripts/conformance.py's scripted way, in process: a capture of gpsd 3.22's JSON
@@ -38,7 +39,7 @@ struct ConformanceReplayTests {
             peer.close()
         }
         try await recorder.readToEnd(within: .seconds(60))
-        try await replay.value
+        try await replay.value(within: .seconds(60), "the replay")
 
         #expect(recorder.failure?.code == .connectionLost, "the stream must end as gpsd hung up: \(String(describing: recorder.failure))")
         let differences = Self.compare(recorder.fixes, with: expected)

@@ -1,20 +1,18 @@
 import Foundation
 import Glibc
 import LocTrack
+import LocTrackTestSupport
 import Testing
 
 extension EndToEndTests {
     /// The built `loctrack` executable against a real gpsd, stdout a pipe.
-    @Suite("CLI: the loctrack executable against gpsd")
+    @Suite("CLI: the loctrack executable against gpsd", .timeLimit(.minutes(1)))
     struct Executable {
         @Test("given --no-reconnect when streaming JSON until gpsd closes at the end of the log then each epoch is one exact TPV line, then exit 69 with one stderr line", .timeLimit(.minutes(1)))
         func streamPrintsOneExactLinePerEpochThenExits69() async throws {
             let log = NMEALog.walk(epochs: 12)
             try await withGPSFake(log) { fake in
-                let loctrack = try LoctrackProcess.start(["stream", "--format", "json", "--no-reconnect", fake.sourceArgument])
-                try await fake.waitForWatchers()
-                try await fake.endLogs()
-                let result = try await loctrack.result()
+                let result = try await fake.run(["stream", "--format", "json", "--no-reconnect"])
 
                 let lines = try result.jsonObjects()
                 #expect(lines.count == 12, "\(result)")
@@ -32,10 +30,7 @@ extension EndToEndTests {
         func streamMinimumAccuracyFilters() async throws {
             let log = NMEALog.walk(epochs: 12)  // eph cycles 15.2, 17.1, 19.0, 20.9
             try await withGPSFake(log) { fake in
-                let loctrack = try LoctrackProcess.start(["stream", "--min-accuracy=17.1", "--no-reconnect", fake.sourceArgument])
-                try await fake.waitForWatchers()
-                try await fake.endLogs()
-                let result = try await loctrack.result()
+                let result = try await fake.run(["stream", "--min-accuracy=17.1", "--no-reconnect"])
 
                 let kept = log.epochs.indices.filter { log.expectedHorizontalError(ofEpoch: $0)! <= 17.1 }
                 #expect(kept == [0, 1, 4, 5, 8, 9])
@@ -52,12 +47,8 @@ extension EndToEndTests {
         func fixesWithoutEphAreDroppedByTheFilter() async throws {
             let log = NMEALog.walk(epochs: 5, sentences: [.rmc])
             try await withGPSFake(log) { fake in
-                let filtered = try LoctrackProcess.start(["stream", "--min-accuracy", "1000", "--no-reconnect", fake.sourceArgument])
-                let plain = try LoctrackProcess.start(["stream", "--no-reconnect", fake.sourceArgument])
-                try await fake.waitForWatchers(2)
-                try await fake.endLogs()
-                let filteredResult = try await filtered.result()
-                let plainResult = try await plain.result()
+                let results = try await fake.run([["stream", "--min-accuracy", "1000", "--no-reconnect"], ["stream", "--no-reconnect"]])
+                let (filteredResult, plainResult) = (results[0], results[1])
 
                 #expect(filteredResult.stdout.isEmpty, "\(filteredResult)")
                 #expect(filteredResult.status == .exited(69), "\(filteredResult)")
@@ -74,10 +65,7 @@ extension EndToEndTests {
         func textFormat() async throws {
             let log = NMEALog.walk(epochs: 4)
             try await withGPSFake(log) { fake in
-                let loctrack = try LoctrackProcess.start(["stream", "--format=text", "--no-reconnect", fake.sourceArgument])
-                try await fake.waitForWatchers()
-                try await fake.endLogs()
-                let result = try await loctrack.result()
+                let result = try await fake.run(["stream", "--format=text", "--no-reconnect"])
 
                 #expect(result.stdoutLines.count == 4, "\(result)")
                 #expect(result.stdoutLines.allSatisfy { !$0.isEmpty && !$0.hasPrefix("{") }, "\(result)")
@@ -89,10 +77,7 @@ extension EndToEndTests {
         func oncePrintsTheFirstFix() async throws {
             let log = NMEALog.walk(epochs: 5)
             try await withGPSFake(log) { fake in
-                let loctrack = try LoctrackProcess.start(["once", "--timeout", "30", fake.sourceArgument])
-                try await fake.waitForWatchers()
-                fake.feedAll()
-                let result = try await loctrack.result()
+                let result = try await fake.run(["once", "--timeout", "30"], feed: .allEpochs)
 
                 #expect(result.status == .exited(0), "\(result)")
                 #expect(result.stderr.isEmpty, "\(result)")
@@ -107,10 +92,7 @@ extension EndToEndTests {
             let hdops = [4.0, 3.0, 2.0, 1.0, 0.9]  // eph 76, 57, 38, 19, 17.1
             let log = NMEALog.walk(epochs: hdops.count, hdop: { hdops[$0] })
             try await withGPSFake(log) { fake in
-                let loctrack = try LoctrackProcess.start(["once", "--min-accuracy", "19", "--timeout=30", fake.sourceArgument])
-                try await fake.waitForWatchers()
-                fake.feedAll()
-                let result = try await loctrack.result()
+                let result = try await fake.run(["once", "--min-accuracy", "19", "--timeout=30"], feed: .allEpochs)
 
                 #expect(result.status == .exited(0), "\(result)")
                 let lines = try result.jsonObjects()
@@ -143,7 +125,7 @@ extension EndToEndTests {
             // before its first consumer was subscribed once ended the iteration without the error
             // ("the stream ended before a fix") in 7% of runs.
             for _ in 0..<30 {
-                let port = try GPSFake.freeLoopbackPort()
+                let port = try Loopback.freePort()
                 let result = try await LoctrackProcess.run(arguments + ["127.0.0.1:\(port)"], timeLimit: .seconds(15))
 
                 #expect(result.status == .exited(69), "\(result)")
@@ -154,7 +136,7 @@ extension EndToEndTests {
 
         @Test("given nothing listens on the port when streaming (reconnecting by default) then loctrack says so once on stderr, keeps waiting, and exits 0 on SIGINT", .timeLimit(.minutes(1)))
         func closedPortStreamWaits() async throws {
-            let port = try GPSFake.freeLoopbackPort()
+            let port = try Loopback.freePort()
             let loctrack = try LoctrackProcess.start(["stream", "127.0.0.1:\(port)"])
             try await waitUntil(timeout: .seconds(10), "a line on stderr") { loctrack.stderr?.lineCount ?? 0 >= 1 }
             try await Task.sleep(for: .milliseconds(1_800))  // a few retries (0.5 s, 1 s, …)
@@ -171,7 +153,7 @@ extension EndToEndTests {
         func streamReconnectsAfterGPSDRestarts() async throws {
             let before = NMEALog.walk(epochs: 4)
             let after = NMEALog.walk(epochs: 5, start: Timestamp(seconds: NMEALog.defaultStart.seconds + 600))
-            let port = try GPSFake.freeLoopbackPort()
+            let port = try Loopback.freePort()
             let loctrack = try LoctrackProcess.start(["stream", "127.0.0.1:\(port)"])
             try await withGPSFake(before, port: port) { fake in
                 try await fake.waitForWatchers()

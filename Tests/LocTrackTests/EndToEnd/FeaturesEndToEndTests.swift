@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import LocTrack
 import LocTrackMonitor
+import LocTrackTestSupport
 import Testing
 
 extension EndToEndTests {
@@ -10,7 +11,7 @@ extension EndToEndTests {
     /// against a real gpsd fed by gpsfake (or, where gpsd cannot produce the input,
     /// the scripted server `scripts/fake_gpsd.py`). Every format is read back with
     /// a real parser (Python's `json`, `csv`, `xml.etree`).
-    @Suite("Features: filters, formats, stationary, once")
+    @Suite("Features: filters, formats, stationary, once", .timeLimit(.minutes(1)))
     struct FeaturesEndToEnd {
         // MARK: - stream filters and --count
 
@@ -67,12 +68,10 @@ extension EndToEndTests {
         func countCountsFixesNotLines() async throws {
             let log = NMEALog.walk(epochs: 10)
             try await withGPSFake(log) { fake in
-                let csv = try LoctrackProcess.start(["stream", "--count", "2", "--format", "csv", fake.sourceArgument])
-                let gpx = try LoctrackProcess.start(["stream", "--count", "3", "--format", "gpx", fake.sourceArgument])
-                try await fake.waitForWatchers(2)
-                fake.feedAll()
-                let csvResult = try await csv.result(timeLimit: .seconds(15))
-                let gpxResult = try await gpx.result(timeLimit: .seconds(15))
+                let results = try await fake.run(
+                    [["stream", "--count", "2", "--format", "csv"], ["stream", "--count", "3", "--format", "gpx"]],
+                    feed: .allEpochs, timeLimit: .seconds(15))
+                let (csvResult, gpxResult) = (results[0], results[1])
 
                 #expect(csvResult.status == .exited(0), "\(csvResult)")
                 let table = try await Parsers.csv(csvResult.stdout)
@@ -92,12 +91,10 @@ extension EndToEndTests {
         func durationEndsTheStream() async throws {
             let log = NMEALog.walk(epochs: 6)
             try await withGPSFake(log) { fake in
-                let json = try LoctrackProcess.start(["stream", "--duration", "2", "--format", "json", fake.sourceArgument])
-                let gpx = try LoctrackProcess.start(["stream", "--duration=2", "--format=gpx", fake.sourceArgument])
-                try await fake.waitForWatchers(2)
-                fake.feedAll()
-                let jsonResult = try await json.result(timeLimit: .seconds(10))
-                let gpxResult = try await gpx.result(timeLimit: .seconds(10))
+                let results = try await fake.run(
+                    [["stream", "--duration", "2", "--format", "json"], ["stream", "--duration=2", "--format=gpx"]],
+                    feed: .allEpochs, timeLimit: .seconds(10))
+                let (jsonResult, gpxResult) = (results[0], results[1])
 
                 for result in [jsonResult, gpxResult] {
                     #expect(result.status == .exited(0), "\(result)")
@@ -115,7 +112,7 @@ extension EndToEndTests {
 
         @Test("given gpsd is not running when streaming (waiting for it) with --duration 1 then loctrack exits 0 after about 1 s", .timeLimit(.minutes(1)))
         func durationEndsAStreamWaitingForGPSD() async throws {
-            let port = try GPSFake.freeLoopbackPort()
+            let port = try Loopback.freePort()
             let result = try await LoctrackProcess.run(["stream", "--duration", "1", "--format", "gpx", "127.0.0.1:\(port)"], timeLimit: .seconds(10))
 
             #expect(result.status == .exited(0), "\(result)")
@@ -159,13 +156,7 @@ extension EndToEndTests {
         func everyFormatParsesWithTheSameValues() async throws {
             let log = Tracks.mixedQualities()
             try await withGPSFake(log) { fake in
-                let processes = try ["json", "csv", "gpx", "geojson"].map { format in
-                    try LoctrackProcess.start(["stream", "--format", format, "--no-reconnect", fake.sourceArgument])
-                }
-                try await fake.waitForWatchers(processes.count)
-                try await fake.endLogs()
-                var results: [LoctrackResult] = []
-                for process in processes { results.append(try await process.result()) }
+                let results = try await fake.run(["json", "csv", "gpx", "geojson"].map { ["stream", "--format", $0, "--no-reconnect"] })
                 let (json, csv, gpx, geojson) = (results[0], results[1], results[2], results[3])
 
                 for result in results {
@@ -257,10 +248,7 @@ extension EndToEndTests {
             // fixes 0–3, no fix 4–6 (3 s), fixes 7–9, no fix 10–21 (a 13 s gap in fix times), fixes 22–24
             let log = NMEALog.walk(epochs: 25, quality: { (4...6).contains($0) || (10...21).contains($0) ? .noFix : .threeD })
             try await withGPSFake(log) { fake in
-                let gpx = try LoctrackProcess.start(["stream", "--format", "gpx", "--no-reconnect", fake.sourceArgument])
-                try await fake.waitForWatchers()
-                try await fake.endLogs()
-                let result = try await gpx.result()
+                let result = try await fake.run(["stream", "--format", "gpx", "--no-reconnect"])
 
                 #expect(result.status == .exited(69), "\(result)")
                 let document = try await Parsers.gpx(result.stdout)
@@ -304,13 +292,8 @@ extension EndToEndTests {
         func onceInEveryFormat() async throws {
             let log = NMEALog.walk(epochs: 4)
             try await withGPSFake(log) { fake in
-                let processes = try ["gpx", "csv", "geojson"].map { format in
-                    try LoctrackProcess.start(["once", "--max-age", "0", "--format", format, fake.sourceArgument])
-                }
-                try await fake.waitForWatchers(processes.count)
-                fake.feedAll()
-                var results: [LoctrackResult] = []
-                for process in processes { results.append(try await process.result(timeLimit: .seconds(15))) }
+                let results = try await fake.run(
+                    ["gpx", "csv", "geojson"].map { ["once", "--max-age", "0", "--format", $0] }, feed: .allEpochs, timeLimit: .seconds(15))
 
                 for result in results {
                     #expect(result.status == .exited(0), "\(result)")
@@ -338,12 +321,7 @@ extension EndToEndTests {
             // Receiver time close to the system clock, which is gpsd's clock for ?POLL.
             let now = Int64(Date().timeIntervalSince1970)
             let log = NMEALog.walk(epochs: 6, start: Timestamp(seconds: now - 2))
-            try await withGPSFake(log) { fake in
-                let primer = try LoctrackProcess.start(["stream", "--format", "json", fake.sourceArgument])  // makes gpsd open the device
-                try await fake.waitForWatchers()
-                fake.feed(epochs: 3)
-                try await waitForCompleteEpoch(2, of: log, in: fake)
-
+            try await withWarmGPSD(log) { fake in
                 let warm = try await LoctrackProcess.run(["once", "--max-age", "30", "--timeout", "10", "--format", "json", fake.sourceArgument], timeLimit: .seconds(15))
                 #expect(warm.status == .exited(0), "\(warm)")
                 #expect(warm.stderr.isEmpty, "\(warm)")
@@ -364,20 +342,13 @@ extension EndToEndTests {
                 let freshLines = try freshResult.jsonObjects()
                 #expect(freshLines.count == 1, "\(freshResult)")
                 if let line = freshLines.first { expectTPV(line, isEpoch: 3, of: log, device: fake.devices[0]) }
-                primer.signal(SIGTERM)
-                _ = try await primer.result(timeLimit: .seconds(10))
             }
         }
 
         @Test("given gpsd's latest fix is months old by gpsd's clock when running once --max-age 3600 then it is not taken and once waits for a new fix", .timeLimit(.minutes(1)))
         func onceIgnoresAStaleFix() async throws {
             let log = NMEALog.walk(epochs: 6)  // 2026-03-01
-            try await withGPSFake(log) { fake in
-                let primer = try LoctrackProcess.start(["stream", "--format", "json", fake.sourceArgument])
-                try await fake.waitForWatchers()
-                fake.feed(epochs: 3)
-                try await waitForCompleteEpoch(2, of: log, in: fake)
-
+            try await withWarmGPSD(log) { fake in
                 let once = try LoctrackProcess.start(["once", "--max-age", "3600", "--timeout", "10", "--format", "json", fake.sourceArgument])
                 try await waitUntil(timeout: .seconds(10), "the second watch") { watches(in: fake) >= 2 }
                 try await waitUntil(timeout: .seconds(5), "gpsd to answer the ?POLL") { fake.reportsSent(class: "POLL").count >= 1 }
@@ -390,8 +361,6 @@ extension EndToEndTests {
                 let lines = try result.jsonObjects()
                 #expect(lines.count == 1, "\(result)")
                 if let line = lines.first { expectTPV(line, isEpoch: 3, of: log, device: fake.devices[0]) }
-                primer.signal(SIGTERM)
-                _ = try await primer.result(timeLimit: .seconds(10))
             }
         }
 
@@ -499,6 +468,20 @@ private func waitForCompleteEpoch(_ index: Int, of log: NMEALog, in fake: GPSFak
     }
 }
 
+/// gpsd with epochs 0–2 of `log` sent (epoch 2 complete) to a `stream` that keeps its device
+/// open, for `body`: a warm gpsd, whose latest fix a `?POLL` gets. The stream is stopped after.
+private func withWarmGPSD(_ log: NMEALog, _ body: (GPSFake) async throws -> Void) async throws {
+    try await withGPSFake(log) { fake in
+        let primer = try LoctrackProcess.start(["stream", "--format", "json", fake.sourceArgument])  // makes gpsd open the device
+        try await fake.waitForWatchers()
+        fake.feed(epochs: 3)
+        try await waitForCompleteEpoch(2, of: log, in: fake)
+        try await body(fake)
+        primer.signal(SIGTERM)
+        _ = try await primer.result(timeLimit: .seconds(10))
+    }
+}
+
 /// How many `?WATCH={"enable":true…}` gpsd has received so far.
 private func watches(in fake: GPSFake) -> Int {
     fake.commandsReceived.filter { $0.contains("?WATCH=") && $0.contains("\"enable\":true") }.count
@@ -520,241 +503,4 @@ private func expectRow(_ row: [String: String], matches object: [String: Any], s
         }
     }
     #expect(row["stationary"] == ((object["stationary"] as? Bool) == true ? "true" : "false"), "\(row)", sourceLocation: sourceLocation)
-}
-
-// MARK: - Parsers (Python's standard library)
-
-/// Reads loctrack's output back with real parsers: Python's `csv`, `xml.etree` and
-/// `json`, run as `python3 -c` on the text; their findings come back as JSON.
-enum Parsers {
-    static let csvColumns = [
-        "time", "device", "mode", "status", "lat", "lon", "altHAE", "altMSL",
-        "eph", "epx", "epy", "epv", "speed", "track", "climb", "stationary",
-    ]
-
-    struct Table {
-        var header: [String]
-        var rows: [[String: String]]
-        /// Every record ends with CRLF (RFC 4180), and there is no bare LF.
-        var crlfOnly: Bool
-    }
-
-    static func csv(_ text: String) async throws -> Table {
-        let script = #"""
-            import csv, io, json, sys
-            data = sys.stdin.buffer.read().decode("utf-8")
-            records = list(csv.reader(io.StringIO(data, newline=""), strict=True))
-            header, rows = records[0], records[1:]
-            assert all(len(row) == len(header) for row in rows), "ragged rows"
-            crlf = data.endswith("\r\n") and data.count("\r\n") == data.count("\n")
-            print(json.dumps({"header": header, "rows": [dict(zip(header, row)) for row in rows], "crlf": crlf}))
-            """#
-        guard let object = try await python(script, input: text) as? [String: Any],
-              let header = object["header"] as? [String], let rows = object["rows"] as? [[String: String]]
-        else { throw HarnessError("unexpected csv parse result") }
-        return Table(header: header, rows: rows, crlfOnly: object["crlf"] as? Bool ?? false)
-    }
-
-    struct Point {
-        var latitude: Double?
-        var longitude: Double?
-        var elevation: Double?
-        var time: String?
-        var fix: String?
-        var eph: Double?
-    }
-
-    struct GPX {
-        var root: String
-        var version: String?
-        var trackCount: Int
-        var hdopCount: Int
-        var segments: [[Point]]
-    }
-
-    static func gpx(_ text: String) async throws -> GPX {
-        let script = #"""
-            import json, sys, xml.etree.ElementTree as ET
-            NS = {"g": "http://www.topografix.com/GPX/1/1", "l": "urn:loctrack:gpx:1"}
-            root = ET.fromstring(sys.stdin.buffer.read())
-            def text(element, path, convert=str):
-                found = element.find(path, NS)
-                return convert(found.text) if found is not None else None
-            segments = []
-            for segment in root.findall("g:trk/g:trkseg", NS):
-                segments.append([{
-                    "lat": float(point.get("lat")), "lon": float(point.get("lon")),
-                    "ele": text(point, "g:ele", float), "time": text(point, "g:time"), "fix": text(point, "g:fix"),
-                    "eph": text(point, "g:extensions/l:eph", float),
-                } for point in segment.findall("g:trkpt", NS)])
-            print(json.dumps({
-                "root": root.tag, "version": root.get("version"),
-                "trks": len(root.findall("g:trk", NS)),
-                "hdop": sum(1 for element in root.iter() if element.tag.split("}")[-1] == "hdop"),
-                "segments": segments,
-            }))
-            """#
-        guard let object = try await python(script, input: text) as? [String: Any],
-              let segments = object["segments"] as? [[[String: Any]]]
-        else { throw HarnessError("unexpected gpx parse result") }
-        func number(_ value: Any?) -> Double? { (value as? NSNumber)?.doubleValue }
-        return GPX(
-            root: object["root"] as? String ?? "", version: object["version"] as? String,
-            trackCount: object["trks"] as? Int ?? -1, hdopCount: object["hdop"] as? Int ?? -1,
-            segments: segments.map { points in
-                points.map { point in
-                    Point(
-                        latitude: number(point["lat"]), longitude: number(point["lon"]), elevation: number(point["ele"]),
-                        time: point["time"] as? String, fix: point["fix"] as? String, eph: number(point["eph"]))
-                }
-            })
-    }
-
-    /// What is wrong with the GeoJSON lines (empty: nothing): each must be a Feature with a
-    /// Point at [lon, lat(, altHAE)] whose properties equal the JSON line of the same fix.
-    static func geoJSONProblems(_ geojson: String, comparedWith json: String) async throws -> [String] {
-        let script = #"""
-            import json, sys
-            given = json.load(sys.stdin)
-            features = [json.loads(line) for line in given["geojson"].split("\n") if line]
-            lines = [json.loads(line) for line in given["json"].split("\n") if line]
-            problems = []
-            if len(features) != len(lines):
-                problems.append("%d features, %d JSON lines" % (len(features), len(lines)))
-            for number, (feature, line) in enumerate(zip(features, lines)):
-                if feature.get("type") != "Feature":
-                    problems.append("%d: type %r" % (number, feature.get("type")))
-                geometry = feature.get("geometry", {})
-                coordinates = [line["lon"], line["lat"]] + ([line["altHAE"]] if "altHAE" in line else [])
-                if geometry.get("type") != "Point" or geometry.get("coordinates") != coordinates:
-                    problems.append("%d: geometry %r, expected Point %r" % (number, geometry, coordinates))
-                if feature.get("properties") != line:
-                    problems.append("%d: properties %r differ from %r" % (number, feature.get("properties"), line))
-                if not isinstance(feature.get("properties", {}).get("stationary"), bool):
-                    problems.append("%d: no boolean stationary" % number)
-            print(json.dumps(problems))
-            """#
-        let input = try JSONSerialization.data(withJSONObject: ["geojson": geojson, "json": json])
-        guard let problems = try await python(script, input: String(decoding: input, as: UTF8.self)) as? [String] else {
-            throw HarnessError("unexpected geojson check result")
-        }
-        return problems
-    }
-
-    /// What is wrong with the JSON lines by `docs/<schema>` (empty: nothing). Checks the
-    /// field names, required fields and types itself, and validates fully with the `jsonschema`
-    /// package where it is installed.
-    static func schemaProblems(_ json: String, schema schemaName: String = "fix.schema.json") async throws -> [String] {
-        let script = #"""
-            import json, sys
-            schema = json.load(open(sys.argv[1]))
-            types = {"number": (int, float), "integer": (int,), "string": (str,), "boolean": (bool,)}
-            problems = []
-            def no_constants(name):
-                raise ValueError(name)
-            for number, text in enumerate(sys.stdin.read().splitlines()):
-                line = json.loads(text, parse_constant=no_constants)
-                for key in schema["required"]:
-                    if key not in line:
-                        problems.append("%d: no %s" % (number, key))
-                for key, value in line.items():
-                    spec = schema["properties"].get(key)
-                    if spec is None:
-                        problems.append("%d: %s is not in the schema" % (number, key))
-                    elif "const" in spec and value != spec["const"]:
-                        problems.append("%d: %s=%r is not %r" % (number, key, value, spec["const"]))
-                    elif "enum" in spec and value not in spec["enum"]:
-                        problems.append("%d: %s=%r is not one of %r" % (number, key, value, spec["enum"]))
-                    elif "type" in spec and (not isinstance(value, types[spec["type"]]) or (spec["type"] != "boolean" and isinstance(value, bool))):
-                        problems.append("%d: %s=%r is not %s" % (number, key, value, spec["type"]))
-                try:
-                    import jsonschema
-                except ImportError:
-                    continue
-                for error in jsonschema.Draft202012Validator(schema).iter_errors(line):
-                    problems.append("%d: %s" % (number, error.message))
-            print(json.dumps(problems))
-            """#
-        let schema = repositoryRoot.appendingPathComponent("docs/\(schemaName)").path
-        guard let problems = try await python(script, input: json, arguments: [schema]) as? [String] else {
-            throw HarnessError("unexpected schema check result")
-        }
-        return problems
-    }
-
-    /// Runs `python3 -c script arguments…` with `input` on stdin and parses what it prints as JSON.
-    /// A parser's exception (malformed output) fails with Python's traceback.
-    static func python(_ script: String, input: String, arguments: [String] = []) async throws -> Any {
-        let process = try ChildProcess(
-            executable: "/usr/bin/env", arguments: ["env", "python3", "-c", script] + arguments,
-            stdin: .pipe, stdout: .pipe, stderr: .pipe, newProcessGroup: false)
-        process.writeToStdin(input)
-        process.closeStdin()
-        let result = try await process.result(timeLimit: .seconds(30))
-        guard result.status == .exited(0) else {
-            throw HarnessError("python3 failed (\(result.status)) on:\n\(input)\n--- stderr ---\n\(result.stderr)")
-        }
-        return try JSONSerialization.jsonObject(with: Data(result.stdout.utf8), options: [.fragmentsAllowed])
-    }
-}
-
-/// The repository's root directory (this file is Tests/LocTrackTests/EndToEnd/…).
-let repositoryRoot = URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
-// MARK: - The scripted gpsd
-
-/// `scripts/fake_gpsd.py` on a free loopback port, replaying `lines` (gpsd JSON
-/// reports) to each client after its `?WATCH` and then hanging up. Stopped with
-/// SIGTERM afterwards, also when `body` throws.
-func withScriptedGPSD<Result>(_ lines: [String], _ body: (ScriptedGPSD) async throws -> Result) async throws -> Result {
-    let server = try await ScriptedGPSD.start(lines)
-    defer { server.stop() }
-    return try await body(server)
-}
-
-final class ScriptedGPSD: Sendable {
-    let process: ChildProcess
-    let port: Int
-    private let directory: URL
-
-    var sourceArgument: String { "127.0.0.1:\(port)" }
-
-    private init(process: ChildProcess, port: Int, directory: URL) {
-        self.process = process
-        self.port = port
-        self.directory = directory
-    }
-
-    static func start(_ lines: [String]) async throws -> ScriptedGPSD {
-        let directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("loctrack-scripted-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let file = directory.appendingPathComponent("replay.jsonl")
-        try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: file)
-        let script = repositoryRoot.appendingPathComponent("scripts/fake_gpsd.py").path
-        let process = try ChildProcess(
-            executable: "/usr/bin/env", arguments: ["env", "python3", script, file.path],
-            stdin: .null, stdout: .pipe, stderr: .pipe, newProcessGroup: true)
-        do {
-            try await process.waitForStdoutLines(1, timeout: .seconds(10))
-        } catch {
-            process.signal(SIGKILL)
-            process.reap()
-            try? FileManager.default.removeItem(at: directory)
-            throw error
-        }
-        guard let port = process.stdout?.lines.first.flatMap({ Int($0) }) else {
-            process.signal(SIGKILL)
-            process.reap()
-            throw HarnessError("fake_gpsd.py printed no port: \(process.stdout?.text ?? "")")
-        }
-        return ScriptedGPSD(process: process, port: port, directory: directory)
-    }
-
-    func stop() {
-        process.signal(SIGTERM)
-        process.reap()
-        try? FileManager.default.removeItem(at: directory)
-    }
 }

@@ -1,10 +1,11 @@
 import Foundation
 import Glibc
 import LocTrack
+import LocTrackTestSupport
 import Synchronization
 import Testing
 
-/// End-to-end tests against a real gpsd 3.22 fed by gpsfake (see `Support/GPSFake.swift`).
+/// End-to-end tests against a real gpsd 3.22 fed by gpsfake (see `Tests/LocTrackTestSupport/GPSD/GPSFake.swift`).
 ///
 /// One at a time: each test has its own gpsd, and the machine has 2 cores. The
 /// feed is gated on gpsd having opened the devices for the client's `?WATCH`, so
@@ -13,21 +14,18 @@ import Testing
 /// (`make deps`: Debian's gpsd and gpsd-clients).
 @Suite(
     "End to end: a real gpsd via gpsfake", .serialized,
-    .enabled(if: GPSFake.isAvailable, "needs /usr/sbin/gpsd and /usr/bin/gpsfake (apt install gpsd gpsd-clients)"))
+    .enabled(if: GPSFake.isAvailable, "needs /usr/sbin/gpsd and /usr/bin/gpsfake (apt install gpsd gpsd-clients)"),
+    .timeLimit(.minutes(2)))  // at least each nested test's own limit: the shortest applies
 struct EndToEndTests {}
 
 extension EndToEndTests {
-    @Suite("Library: GPSDSession against gpsd")
+    @Suite("Library: GPSDSession against gpsd", .timeLimit(.minutes(1)))
     struct Library {
         @Test("given a 3D walk when iterating fixes then there is exactly one fix per epoch with gpsd's last report of it", .timeLimit(.minutes(1)))
         func oneFixPerEpochWithExactValues() async throws {
             let log = NMEALog.walk(epochs: 12)
             try await withGPSFake(log) { fake in
-                let session = GPSDSession(source: fake.source)
-                let collector = FixCollector(session.fixes())
-                try await fake.waitForWatchers()
-                try await fake.endLogs()
-                _ = try await collector.waitForEnd()
+                let collector = try await fake.collectFixesToTheEnd()
 
                 let fixes = collector.fixes
                 #expect(fixes.count == 12, "gpsd log:\n\(fake.logTail)")
@@ -47,11 +45,8 @@ extension EndToEndTests {
         func endOfLogThrowsConnectionLostAfterAllFixes() async throws {
             let log = NMEALog.walk(epochs: 3)
             try await withGPSFake(log) { fake in
-                let session = GPSDSession(source: fake.source)
-                let collector = FixCollector(session.fixes())
-                try await fake.waitForWatchers()
-                try await fake.endLogs()
-                let outcome = try await collector.waitForEnd()
+                let collector = try await fake.collectFixesToTheEnd()
+                let outcome = collector.outcome!
 
                 #expect(collector.fixes.map(\.time) == (0..<3).map { log.time(ofEpoch: $0) })
                 #expect(outcome.locTrackErrorCode == .connectionLost, "outcome: \(outcome)")
@@ -67,11 +62,7 @@ extension EndToEndTests {
             epochs[8].dgps = true
             log = NMEALog(epochs: epochs)
             try await withGPSFake(log) { fake in
-                let session = GPSDSession(source: fake.source)
-                let collector = FixCollector(session.fixes())
-                try await fake.waitForWatchers()
-                try await fake.endLogs()
-                _ = try await collector.waitForEnd()
+                let collector = try await fake.collectFixesToTheEnd()
 
                 let fixes = collector.fixes
                 #expect(fixes.map(\.time) == log.fixEpochIndexes.map { log.time(ofEpoch: $0) }, "gpsd log:\n\(fake.logTail)")
@@ -87,7 +78,7 @@ extension EndToEndTests {
 
         @Test("given nothing listens on the port when iterating or asking for a first fix then cannotConnect is thrown at once", .timeLimit(.minutes(1)))
         func closedPortThrowsCannotConnect() async throws {
-            let port = try GPSFake.freeLoopbackPort()
+            let port = try Loopback.freePort()
             let session = GPSDSession(source: GPSDSource(host: "127.0.0.1", port: String(port)))
             let started = ContinuousClock.now
             let error = await #expect(throws: LocTrackError.self) {
@@ -111,7 +102,7 @@ extension EndToEndTests {
                 let request = Task { try await session.firstFix(minimumAccuracy: 19, timeout: .seconds(30)) }
                 try await fake.waitForWatchers()
                 fake.feedAll()
-                let fix = try await request.value
+                let fix = try await request.value(within: .seconds(40), "firstFix")
 
                 #expect(fix.time == log.time(ofEpoch: 3))
                 #expect(fix.horizontalError == 19)
@@ -131,7 +122,7 @@ extension EndToEndTests {
                 try await fake.waitForReport("the last epoch's TPV") { $0["time"] as? String == log.time(ofEpoch: 3).iso8601 }
                 #expect(ContinuousClock.now - started < .seconds(3), "the fixes must arrive before the timeout for this test to mean anything")
 
-                let error = await #expect(throws: LocTrackError.self) { try await request.value }
+                let error = await #expect(throws: LocTrackError.self) { try await request.value(within: .seconds(10), "firstFix") }
                 let elapsed = ContinuousClock.now - started
                 #expect(error?.code == .noFixBeforeTimeout)
                 #expect(elapsed >= .seconds(3) && elapsed < .seconds(5), "elapsed \(elapsed)")
@@ -218,11 +209,7 @@ extension EndToEndTests {
                     altitudeMSL: 58.5, geoidSeparation: 22.1, speedKnots: 1.2, track: 181.5, hdop: 1.3, vdop: 2.1, pdop: 2.4)
             })
             try await withGPSFake([walk, other]) { fake in
-                let session = GPSDSession(source: fake.source)
-                let collector = FixCollector(session.fixes())
-                try await fake.waitForWatchers()
-                try await fake.endLogs()
-                _ = try await collector.waitForEnd()
+                let collector = try await fake.collectFixesToTheEnd()
 
                 let fixes = collector.fixes
                 let first = fixes.filter { $0.device == fake.devices[0] }
@@ -277,90 +264,4 @@ func expect(_ fix: Fix, isEpoch index: Int, of log: NMEALog, device: String, sou
     #expect(fix.speed == epoch.expectedSpeed, "epoch \(index)", sourceLocation: sourceLocation)
     #expect(fix.track == epoch.expectedTrack, "epoch \(index)", sourceLocation: sourceLocation)
     #expect(fix.timeError == 0.005, "epoch \(index)", sourceLocation: sourceLocation)
-}
-
-/// Iterates a fix sequence in a task of its own and records what it got.
-final class FixCollector: Sendable {
-    enum Outcome: Sendable, CustomStringConvertible {
-        case finished
-        case threw(any Error)
-
-        var isFinished: Bool {
-            if case .finished = self { return true }
-            return false
-        }
-
-        var locTrackErrorCode: LocTrackError.Code? {
-            if case .threw(let error as LocTrackError) = self { return error.code }
-            return nil
-        }
-
-        var description: String {
-            switch self {
-            case .finished: "finished"
-            case .threw(let error): "threw \(type(of: error)): \(error)"
-            }
-        }
-    }
-
-    private struct State {
-        var fixes: [Fix] = []
-        var subscribed = false
-        var outcome: Outcome?
-        var endedAt: ContinuousClock.Instant?
-    }
-
-    private let state = Mutex(State())
-    private let task = Mutex<Task<Void, Never>?>(nil)
-
-    init(_ sequence: AsyncFixSequence) {
-        let task = Task { [self] in
-            var iterator = sequence.makeAsyncIterator()
-            state.withLock { $0.subscribed = true }
-            let outcome: Outcome
-            do {
-                while let fix = try await iterator.next() {
-                    state.withLock { $0.fixes.append(fix) }
-                }
-                outcome = .finished
-            } catch {
-                outcome = .threw(error)
-            }
-            state.withLock {
-                $0.outcome = outcome
-                $0.endedAt = .now
-            }
-        }
-        self.task.withLock { $0 = task }
-    }
-
-    var fixes: [Fix] { state.withLock { $0.fixes } }
-    var endedAt: ContinuousClock.Instant? { state.withLock { $0.endedAt } }
-
-    func cancel() {
-        task.withLock { $0?.cancel() }
-    }
-
-    func waitForSubscription(timeout: Duration = .seconds(5)) async throws {
-        try await waitUntil(timeout: timeout, "the consumer to start iterating") { state.withLock { $0.subscribed } }
-    }
-
-    func waitForFixes(_ count: Int, timeout: Duration = .seconds(15)) async throws {
-        try await waitUntil(timeout: timeout, "\(count) fixes; have \(fixes.count), outcome \(String(describing: state.withLock { $0.outcome }))") {
-            state.withLock { $0.fixes.count >= count || $0.outcome != nil }
-        }
-    }
-
-    /// Waits until the iteration ended (returned nil or threw).
-    @discardableResult
-    func waitForEnd(timeout: Duration = .seconds(15)) async throws -> Outcome {
-        try await waitUntil(timeout: timeout, "the iteration to end; have \(fixes.count) fixes") {
-            state.withLock { $0.outcome != nil }
-        }
-        return state.withLock { $0.outcome! }
-    }
-
-    deinit {
-        task.withLock { $0?.cancel() }
-    }
 }

@@ -2,13 +2,14 @@ import Foundation
 import Glibc
 @testable import LocTrack
 @testable import LocTrackMonitor
+import LocTrackTestSupport
 import Testing
 
 extension EndToEndTests {
     /// `monitor run`'s events delivered at least once, to every sink, against a real gpsd
     /// (gpsfake) and a real mosquitto: removals made elsewhere while gpsd is silent, and a
     /// monitor SIGKILLed again and again along a track that crosses two regions twice.
-    @Suite("Monitor delivery: every event at least once, to every sink", .enabled(if: Mosquitto.isAvailable, "needs mosquitto and mosquitto-clients"))
+    @Suite("Monitor delivery: every event at least once, to every sink", .timeLimit(.minutes(2)), .enabled(if: Mosquitto.isAvailable, "needs mosquitto and mosquitto-clients"))
     struct MonitorDelivery {
         typealias T = MonitorTracks
 
@@ -47,7 +48,7 @@ extension EndToEndTests {
         /// (`make kills` runs 200).
         static var kills: Int { ProcessInfo.processInfo.environment["LOCTRACK_MONITOR_KILLS"].flatMap(Int.init) ?? 12 }
 
-        @Test("given a monitor with --publish and --output SIGKILLed at random moments along a track through two regions when restarted each time then every sink gets every transition in order, at least once, each enter with its leave", .timeLimit(.minutes(10)))
+        @Test("given a monitor with --publish and --output SIGKILLed at random moments along a track through two regions when restarted each time then every sink gets every transition in order, at least once, each enter with its leave", .timeLimit(.minutes(2)))
         func killedAgainAndAgain() async throws {
             let home = try StateHome()
             _ = try await home.loctrack(["monitor", "add", "a", "--circle", T.circleArgument(radius: 100)])

@@ -2,13 +2,14 @@ import Foundation
 import Glibc
 @testable import LocTrack
 @testable import LocTrackMonitor
+import LocTrackTestSupport
 import Testing
 
 extension EndToEndTests {
     /// `loctrack monitor` against a real gpsd fed by gpsfake, with tracks generated here
     /// (``MonitorTracks``): each test's expected events are derived by hand from the rules
     /// in docs/monitor.md, and checked line by line.
-    @Suite("Monitor: geofences against gpsd")
+    @Suite("Monitor: geofences against gpsd", .timeLimit(.minutes(2)))
     struct MonitorEndToEnd {
         typealias T = MonitorTracks
 
@@ -30,10 +31,7 @@ extension EndToEndTests {
             let added = try await home.loctrack(["monitor", "add", "c", "--circle", T.circleArgument(radius: 100)])
             #expect(added.status == .exited(0) && added.stderr.isEmpty, "\(added)")
             try await withGPSFake(log) { fake in
-                let run = try home.start(["monitor", "run", "--format", "json", "--no-reconnect", fake.sourceArgument])
-                try await fake.waitForWatchers()
-                try await fake.endLogs()
-                let result = try await run.result()
+                let result = try await fake.run(["monitor", "run", "--format", "json", "--no-reconnect"], start: home.start)
                 // Outside at once; inside when 100 − 9.5 m from the centre (north −90, epoch 21);
                 // outside when 100 + 9.5 + 10 m (north 120, epoch 42).
                 #expect(try events(result, log: log) == ["c unsatisfied @0", "c satisfied @21", "c unsatisfied @42"], "\(result)")
@@ -65,10 +63,7 @@ extension EndToEndTests {
             let log = T.log(positions, hdop: 0.3)  // eph 5.7 m: optimistic for ±15 m, the hard case
             _ = try await home.loctrack(["monitor", "add", "edge", "--circle", T.circleArgument(radius: 200)])
             try await withGPSFake(log, cycle: .milliseconds(1)) { fake in
-                let run = try home.start(["monitor", "run", "--format", "json", "--no-reconnect", fake.sourceArgument])
-                try await fake.waitForWatchers()
-                try await fake.endLogs(timeout: .seconds(60))
-                let result = try await run.result()
+                let result = try await fake.run(["monitor", "run", "--format", "json", "--no-reconnect"], endTimeout: .seconds(60), start: home.start)
                 // Satisfied needs the fix 5.7 m inside; unsatisfied 5.7 + 20 m outside, which
                 // ±15 m never reaches: one decision, then nothing for ten minutes.
                 var engine = GeofenceEngine(snapshot: {
@@ -91,10 +86,7 @@ extension EndToEndTests {
             let log = T.log(Array(repeating: (north: 0, east: 0), count: 20), hdop: 1.0)  // eph 19 m
             _ = try await home.loctrack(["monitor", "add", "tiny", "--circle", T.circleArgument(radius: 8)])
             try await withGPSFake(log) { fake in
-                let run = try home.start(["monitor", "run", "--format", "json", "--no-reconnect", fake.sourceArgument])
-                try await fake.waitForWatchers()
-                try await fake.endLogs()
-                let result = try await run.result()
+                let result = try await fake.run(["monitor", "run", "--format", "json", "--no-reconnect"], start: home.start)
                 #expect(try events(result, log: log) == ["tiny unknown @0 limited"], "\(result)")
             }
             let list = try await home.loctrack(["monitor", "list", "--format", "json"])
@@ -127,10 +119,7 @@ extension EndToEndTests {
             let leave = T.log((0..<25).map { (north: max(20 * Double($0) - 100, 0), east: 0) }, hdop: 0.5,
                               start: Timestamp(seconds: NMEALog.defaultStart.seconds + 100))
             try await withGPSFake(leave) { fake in
-                let run = try home.start(["monitor", "run", "--format", "json", "--no-reconnect", fake.sourceArgument])
-                try await fake.waitForWatchers()
-                try await fake.endLogs()
-                let result = try await run.result()
+                let result = try await fake.run(["monitor", "run", "--format", "json", "--no-reconnect"], start: home.start)
                 // Outside when north ≥ 119.5: north 120 at epoch 11.
                 #expect(try events(result, log: leave) == ["c unsatisfied @11"], "\(result)")
             }
@@ -149,12 +138,10 @@ extension EndToEndTests {
             // West to east through both arms, 250 m north, 10 m per epoch, eph 9.5 m.
             let log = T.log((0...42).map { (north: 250, east: -60 + 10 * Double($0)) }, hdop: 0.5)
             try await withGPSFake(log) { fake in
-                let json = try home.start(["monitor", "run", "--format", "json", "--no-reconnect", fake.sourceArgument])
-                let ownTracks = try home.start(["monitor", "run", "--name", "ot", "--format", "owntracks", "--no-reconnect", fake.sourceArgument])
-                try await fake.waitForWatchers(2)
-                try await fake.endLogs()
-                let result = try await json.result()
-                let transitions = try await ownTracks.result()
+                let results = try await fake.run(
+                    [["monitor", "run", "--format", "json", "--no-reconnect"], ["monitor", "run", "--name", "ot", "--format", "owntracks", "--no-reconnect"]],
+                    start: home.start)
+                let (result, transitions) = (results[0], results[1])
                 // Size √(70,000 m²/π) = 149 m, margin 14.9 m. In: 9.5 m past the west edge of
                 // each arm (east 10, 210); out: 24.4 m past its east edge (east 130, 330).
                 #expect(try events(result, log: log) == ["u satisfied @7", "u unsatisfied @19", "u satisfied @27", "u unsatisfied @39"], "\(result)")

@@ -2,12 +2,13 @@ import Foundation
 import Glibc
 import LocTrack
 import LocTrackMonitor
+import LocTrackTestSupport
 import Testing
 
 extension EndToEndTests {
     /// `loctrack monitor add|remove|list` with bad input and a corrupt state file: one
     /// line on stderr, the documented exit code, and the stored monitor unchanged.
-    @Suite("Monitor: bad input and corrupt state")
+    @Suite("Monitor: bad input and corrupt state", .timeLimit(.minutes(1)))
     struct MonitorInput {
         private func bytes(_ path: String) -> Data? { FileManager.default.contents(atPath: path) }
 

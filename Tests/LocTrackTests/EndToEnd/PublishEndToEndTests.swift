@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import LocTrack
+import LocTrackTestSupport
 import Testing
 
 extension EndToEndTests {
@@ -12,15 +13,13 @@ extension EndToEndTests {
     /// store-and-forward tests take the broker away (down at start, restarted mid-stream)
     /// or kill loctrack, and require every fix to arrive; duplicates are allowed only
     /// where loctrack was SIGKILLed.
-    @Suite("Publish: stream --publish to a real MQTT broker", .enabled(if: Mosquitto.isAvailable, "needs mosquitto and mosquitto-clients"))
+    @Suite("Publish: stream --publish to a real MQTT broker", .enabled(if: Mosquitto.isAvailable, "needs mosquitto and mosquitto-clients"), .timeLimit(.minutes(1)))
     struct PublishEndToEnd {
         @Test("given a broker when streaming with --publish then every line stream would print is one QoS 1 message on TOPIC, in order and byte for byte, and stdout stays empty", .timeLimit(.minutes(1)), arguments: ["json", "geojson", "text"])
         func everyLineIsOneMessage(format: String) async throws {
             let log = NMEALog.walk(epochs: 10)
-            let run = try PublishRun("lines-\(format)")
             let topic = "loctrack/\(format)"
-            try await withMosquitto { broker in
-                let subscriber = try await broker.subscribe(topic: topic, clientID: subscriberID(format))
+            try await withPublishing("lines-\(format)", topic: topic) { run, broker, subscriber in
                 try await withGPSFake(log) { fake in
                     // 300 ms more: nothing else comes.
                     let (result, expected) = try await run.publishWholeLog(
@@ -49,10 +48,8 @@ extension EndToEndTests {
         @Test("given --qos 2 --retain when streaming with --publish then the broker gets QoS 2 retained messages and a later subscriber gets the last fix", .timeLimit(.minutes(1)))
         func qosAndRetain() async throws {
             let log = NMEALog.walk(epochs: 4)
-            let run = try PublishRun("qos2")
             let topic = "loctrack/retained"
-            try await withMosquitto { broker in
-                let subscriber = try await broker.subscribe(topic: topic, clientID: subscriberID("qos2"))
+            try await withPublishing("qos2", topic: topic) { run, broker, subscriber in
                 try await withGPSFake(log) { fake in
                     let (result, expected) = try await run.publishWholeLog(
                         broker.url(topic: topic), ["--qos", "2", "--retain"], fake: fake, subscriber: subscriber, count: 4)
@@ -72,11 +69,9 @@ extension EndToEndTests {
         @Test("given the broker is down when stream --publish starts then it says so once on stderr, keeps the fixes, and once the broker is up 10 s later every fix arrives in order", .timeLimit(.minutes(1)))
         func brokerDownAtStart() async throws {
             let log = NMEALog.walk(epochs: 8)
-            let run = try PublishRun("down")
             let topic = "loctrack/down"
-            try await withMosquitto { broker in
-                // The subscriber's session is made now and saved by the broker's SIGTERM.
-                let subscriber = try await broker.subscribe(topic: topic, clientID: subscriberID("down"))
+            // The subscriber's session is made now and saved by the broker's SIGTERM.
+            try await withPublishing("down", topic: topic) { run, broker, subscriber in
                 try await broker.stop()
                 try await withGPSFake(log) { fake in
                     let (publisher, plain) = try await run.startBesidePlainStream(broker.url(topic: topic), fake: fake)
@@ -97,10 +92,7 @@ extension EndToEndTests {
                     try await broker.start()
                     // The next retry is due at most 8 s later (0.5 + 1 + 2 + 4 + 8 = 15.5 s from the start).
                     try await subscriber.waitForMessages(count: 8, timeout: .seconds(20))
-                    try await Task.sleep(for: .milliseconds(500))
-                    let expected = try await plain.interruptedLines()
-                    publisher.signal(SIGINT)
-                    let result = try await publisher.result()
+                    let (result, expected) = try await stopPublishing(publisher, beside: plain)
 
                     #expect(result.status == .exited(0), "\(result)")
                     #expect(result.stdout.isEmpty, "\(result)")
@@ -115,10 +107,8 @@ extension EndToEndTests {
         @Test("given a running stream --publish when the broker is stopped and started again mid-stream then every fix arrives once, in order, the ones from the outage too", .timeLimit(.minutes(1)))
         func brokerRestartsMidStream() async throws {
             let log = NMEALog.walk(epochs: 15)
-            let run = try PublishRun("restart")
             let topic = "loctrack/restart"
-            try await withMosquitto { broker in
-                let subscriber = try await broker.subscribe(topic: topic, clientID: subscriberID("restart"))
+            try await withPublishing("restart", topic: topic) { run, broker, subscriber in
                 try await withGPSFake(log) { fake in
                     let (publisher, plain) = try await run.startBesidePlainStream(broker.url(topic: topic), fake: fake)
                     fake.feed(epochs: 5)
@@ -134,10 +124,7 @@ extension EndToEndTests {
                     fake.feed(epochs: 5)
                     try await plain.waitForStdoutLines(15)
                     try await subscriber.waitForMessages(count: 15, timeout: .seconds(20))
-                    try await Task.sleep(for: .milliseconds(500))
-                    let expected = try await plain.interruptedLines()
-                    publisher.signal(SIGINT)
-                    let result = try await publisher.result()
+                    let (result, expected) = try await stopPublishing(publisher, beside: plain)
 
                     #expect(result.status == .exited(0), "\(result)")
                     #expect(result.stdout.isEmpty, "\(result)")
@@ -151,10 +138,8 @@ extension EndToEndTests {
         func sigkillWithBacklogThenRestart() async throws {
             let first = NMEALog.walk(epochs: 6)
             let second = NMEALog.walk(epochs: 4, start: Timestamp(seconds: NMEALog.defaultStart.seconds + 100))
-            let run = try PublishRun("crash")
             let topic = "loctrack/crash"
-            try await withMosquitto { broker in
-                let subscriber = try await broker.subscribe(topic: topic, clientID: subscriberID("crash"))
+            try await withPublishing("crash", topic: topic) { run, broker, subscriber in
                 try await broker.stop()
                 let firstLines = try await withGPSFake(first) { fake in
                     let (publisher, plain) = try await run.startBesidePlainStream(broker.url(topic: topic), fake: fake)
@@ -172,19 +157,11 @@ extension EndToEndTests {
 
                 try await broker.start()
                 let secondLines = try await withGPSFake(second) { fake in
-                    let (publisher, plain) = try await run.startBesidePlainStream(broker.url(topic: topic), fake: fake)
-                    fake.feedAll()
-                    try await plain.waitForStdoutLines(4)
-                    let expected = firstLines + (try await plain.interruptedLines())
-                    try await subscriber.waitForMessages(timeout: .seconds(20), "all \(expected.count) fixes") { messages in
-                        Set(messages.map(\.payload)).isSuperset(of: expected)
-                    }
-                    try await Task.sleep(for: .milliseconds(500))
-                    publisher.signal(SIGINT)
-                    let result = try await publisher.result()
+                    let (result, lines) = try await run.publishAgain(
+                        broker.url(topic: topic), fake: fake, lines: 4, after: firstLines, subscriber: subscriber)
                     #expect(result.status == .exited(0), "\(result)")
                     #expect(result.stdout.isEmpty, "\(result)")
-                    return Array(expected.dropFirst(firstLines.count))
+                    return lines
                 }
                 #expect(secondLines.count == 4)
 
@@ -202,10 +179,8 @@ extension EndToEndTests {
         func sigkillWithMessagesInFlight() async throws {
             let first = NMEALog.walk(epochs: 6)
             let second = NMEALog.walk(epochs: 4, start: Timestamp(seconds: NMEALog.defaultStart.seconds + 100))
-            let run = try PublishRun("inflight")
             let topic = "loctrack/inflight"
-            try await withMosquitto { broker in
-                let subscriber = try await broker.subscribe(topic: topic, clientID: subscriberID("inflight"))
+            try await withPublishing("inflight", topic: topic) { run, broker, subscriber in
                 let firstLines = try await withGPSFake(first) { fake in
                     let (publisher, plain) = try await run.startBesidePlainStream(broker.url(topic: topic), fake: fake)
                     fake.feed(epochs: 3)
@@ -225,18 +200,10 @@ extension EndToEndTests {
                 #expect(firstLines.count == 6)
 
                 let secondLines = try await withGPSFake(second) { fake in
-                    let (publisher, plain) = try await run.startBesidePlainStream(broker.url(topic: topic), fake: fake)
-                    fake.feedAll()
-                    try await plain.waitForStdoutLines(4)
-                    let expected = firstLines + (try await plain.interruptedLines())
-                    try await subscriber.waitForMessages(timeout: .seconds(20), "all \(expected.count) fixes") { messages in
-                        Set(messages.map(\.payload)).isSuperset(of: expected)
-                    }
-                    try await Task.sleep(for: .milliseconds(500))
-                    publisher.signal(SIGINT)
-                    let result = try await publisher.result()
+                    let (result, lines) = try await run.publishAgain(
+                        broker.url(topic: topic), fake: fake, lines: 4, after: firstLines, subscriber: subscriber)
                     #expect(result.status == .exited(0), "\(result)")
-                    return Array(expected.dropFirst(firstLines.count))
+                    return lines
                 }
 
                 let payloads = subscriber.payloads(on: topic)

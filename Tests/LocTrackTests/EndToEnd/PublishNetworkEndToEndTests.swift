@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import LocTrackMQTT
+import LocTrackTestSupport
 import Synchronization
 import Testing
 
@@ -19,7 +20,8 @@ extension EndToEndTests {
     /// loctrack's keep-alive is fixed at 30 s, and such a drop is noticed only after two.
     @Suite(
         "Publish: the network between stream --publish and the broker drops", .serialized,
-        .enabled(if: Mosquitto.isAvailable, "needs mosquitto and mosquitto-clients"))
+        .enabled(if: Mosquitto.isAvailable, "needs mosquitto and mosquitto-clients"),
+        .timeLimit(.minutes(1)))
     struct PublishNetworkEndToEnd {
         /// loctrack's in-flight window (`PublisherConfiguration.maximumInflight`): at most
         /// this many messages can be sent and unacknowledged when the network drops.
@@ -28,10 +30,8 @@ extension EndToEndTests {
         @Test("given stream --publish through a network that drops twice mid-stream (first PUBLISHes, then PUBACKs lost; connections reset, then refused for 2 s) when it comes back then every fix arrives in order, only those whose PUBACK was lost come twice, and stderr says so once per outage", .timeLimit(.minutes(1)))
         func networkDropsTwice() async throws {
             let log = NMEALog.walk(epochs: 30)
-            let run = try PublishRun("netdrop")
             let topic = "loctrack/netdrop"
-            try await withMosquitto { broker in
-                let subscriber = try await broker.subscribe(topic: topic, clientID: subscriberID("netdrop"))
+            try await withPublishing("netdrop", topic: topic) { run, broker, subscriber in
                 func distinctArrived(_ count: Int) async throws {
                     try await subscriber.waitForMessages(timeout: .seconds(20), "\(count) distinct fixes") { Set($0.map(\.payload)).count >= count }
                 }
@@ -62,10 +62,7 @@ extension EndToEndTests {
 
                         fake.feed(epochs: 5)
                         try await distinctArrived(30)
-                        try await Task.sleep(for: .milliseconds(500))  // for anything extra to show
-                        let expected = try await plain.interruptedLines()
-                        publisher.signal(SIGINT)
-                        let result = try await publisher.result()
+                        let (result, expected) = try await stopPublishing(publisher, beside: plain)  // for anything extra to show
 
                         #expect(result.status == .exited(0), "\(result)")
                         #expect(result.stdout.isEmpty, "\(result)")
@@ -104,10 +101,8 @@ extension EndToEndTests {
         @Test("given stream --publish through a network that silently drops every packet for 3 s (less than the 30 s keep-alive) when it carries them again then every fix arrives once, in order, on the same connection", .timeLimit(.minutes(1)))
         func silentDropShorterThanKeepAlive() async throws {
             let log = NMEALog.walk(epochs: 15)
-            let run = try PublishRun("blackhole")
             let topic = "loctrack/blackhole"
-            try await withMosquitto { broker in
-                let subscriber = try await broker.subscribe(topic: topic, clientID: subscriberID("blackhole"))
+            try await withPublishing("blackhole", topic: topic) { run, broker, subscriber in
                 try await withTCPRelay(to: broker.port) { relay in
                     try await withGPSFake(log) { fake in
                         let (publisher, plain) = try await run.startBesidePlainStream(broker.url(topic: topic, via: relay.port), fake: fake)
@@ -125,10 +120,7 @@ extension EndToEndTests {
 
                         fake.feed(epochs: 5)
                         try await subscriber.waitForMessages(count: 15)
-                        try await Task.sleep(for: .milliseconds(500))  // for anything extra to show
-                        let expected = try await plain.interruptedLines()
-                        publisher.signal(SIGINT)
-                        let result = try await publisher.result()
+                        let (result, expected) = try await stopPublishing(publisher, beside: plain)  // for anything extra to show
 
                         #expect(result.status == .exited(0), "\(result)")
                         #expect(result.stdout.isEmpty, "\(result)")
@@ -148,10 +140,8 @@ extension EndToEndTests {
         func silentDropLongerThanKeepAlive() async throws {
             // Library level: loctrack's keep-alive is 30 s (the lost connection is noticed
             // after about 60 s); 5 s is the least libmosquitto accepts.
-            let run = try PublishRun("keepalive")
             let topic = "loctrack/keepalive"
-            try await withMosquitto { broker in
-                let subscriber = try await broker.subscribe(topic: topic, clientID: subscriberID("keepalive"))
+            try await withPublishing("keepalive", topic: topic) { run, broker, subscriber in
                 try await withTCPRelay(to: broker.port) { relay in
                     var configuration = PublisherConfiguration(
                         broker: try BrokerURL(parsing: broker.url(topic: topic, via: relay.port)), clientID: run.clientID,

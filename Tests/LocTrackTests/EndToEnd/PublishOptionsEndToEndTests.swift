@@ -1,12 +1,13 @@
 import Foundation
 import Glibc
 @testable import LocTrack
+import LocTrackTestSupport
 import Testing
 
 extension EndToEndTests {
     /// `--publish` with a login, TLS, OwnTracks payloads and its last will, and
     /// `monitor run --publish`: a real gpsd (gpsfake) and a real mosquitto broker.
-    @Suite("Publish: logins, TLS, OwnTracks and monitor run --publish", .enabled(if: Mosquitto.isAvailable, "needs mosquitto and mosquitto-clients"))
+    @Suite("Publish: logins, TLS, OwnTracks and monitor run --publish", .enabled(if: Mosquitto.isAvailable, "needs mosquitto and mosquitto-clients"), .timeLimit(.minutes(1)))
     struct PublishOptionsEndToEnd {
         // MARK: Logins
 
@@ -18,7 +19,7 @@ extension EndToEndTests {
                     let publisher = try run.startStream(
                         broker.url(topic: "loctrack/auth", user: "alice"), source: fake.sourceArgument,
                         environment: ["LOCTRACK_MQTT_PASSWORD": "guess"])
-                    try await feedAllOnceWatched(fake, by: publisher)
+                    try await fake.feedAllOnceWatched(by: publisher)
                     let result = try await publisher.result(timeLimit: .seconds(10))
 
                     #expect(result.status == .exited(69), "\(result)")
@@ -53,14 +54,12 @@ extension EndToEndTests {
         @Test("given LOCTRACK_MQTT_PASSWORD when stream --publish logs in then the fixes arrive", .timeLimit(.minutes(1)))
         func passwordFromTheEnvironment() async throws {
             let log = NMEALog.walk(epochs: 3)
-            let run = try PublishRun("env")
             let topic = "loctrack/env"
-            try await withMosquitto(Mosquitto.Options(users: ["alice": "s3cret"])) { broker in
-                let subscriber = try await broker.subscribe(topic: topic, clientID: subscriberID("env"), user: "alice", password: "s3cret")
+            try await withPublishing("env", topic: topic, broker: Mosquitto.Options(users: ["alice": "s3cret"]), login: ("alice", "s3cret")) { run, broker, subscriber in
                 try await withGPSFake(log) { fake in
                     let publisher = try run.startStream(
                         broker.url(topic: topic, user: "alice"), source: fake.sourceArgument, environment: ["LOCTRACK_MQTT_PASSWORD": "s3cret"])
-                    try await waitForWatchers(fake, publisher)
+                    try await fake.waitForWatchers([publisher])
                     fake.feedAll()
                     try await subscriber.waitForMessages(count: 3)
                     publisher.signal(SIGINT)
@@ -97,7 +96,7 @@ extension EndToEndTests {
                 let untrusted = try PublishRun("untrusted")
                 try await withGPSFake(log) { fake in
                     let publisher = try untrusted.startStream(broker.tlsURL(topic: "loctrack/untrusted"), source: fake.sourceArgument)
-                    try await feedAllOnceWatched(fake, by: publisher)
+                    try await fake.feedAllOnceWatched(by: publisher)
                     try await waitUntil(timeout: .seconds(10), "loctrack to report the TLS failure") {
                         publisher.stderr?.lineCount ?? 0 >= 1 || publisher.pollTermination() != nil
                     }
@@ -121,14 +120,12 @@ extension EndToEndTests {
         @Test("given --format owntracks when streaming with --publish then each fix is an OwnTracks location with the fix's values, and a SIGKILL makes the broker publish the lwt will on TOPIC", .timeLimit(.minutes(1)))
         func ownTracksLocationsAndLastWill() async throws {
             let log = NMEALog.walk(epochs: 6)
-            let run = try PublishRun("owntracks")
             let topic = "owntracks/alice/phone"
             let startedAt = Int64(Date().timeIntervalSince1970)
-            try await withMosquitto { broker in
-                let subscriber = try await broker.subscribe(topic: topic, clientID: subscriberID("owntracks"))
+            try await withPublishing("owntracks", topic: topic) { run, broker, subscriber in
                 try await withGPSFake(log) { fake in
                     let publisher = try run.startStream(broker.url(topic: topic), ["--format", "owntracks", "--tid", "lt"], source: fake.sourceArgument)
-                    try await waitForWatchers(fake, publisher)
+                    try await fake.waitForWatchers([publisher])
                     fake.feedAll()
                     try await subscriber.waitForMessages(count: 6)
                     try await Task.sleep(for: .milliseconds(300))
@@ -183,11 +180,8 @@ extension EndToEndTests {
             try await withMosquitto { broker in
                 let subscriber = try await broker.subscribe(topic: topic, clientID: subscriberID("monitor-ot"))
                 try await withGPSFake(log) { fake in
-                    let monitor = try run.home.start([
-                        "monitor", "run", "--publish", broker.url(topic: topic), "--format", "owntracks",
-                        "--client-id", run.clientID, "--spool", run.spool, fake.sourceArgument,
-                    ])
-                    try await waitForWatchers(fake, monitor)
+                    let monitor = try run.startMonitor(broker.url(topic: topic), ["--format", "owntracks"], source: fake.sourceArgument)
+                    try await fake.waitForWatchers([monitor])
                     fake.feedAll()
                     try await subscriber.waitForMessages(count: 2, on: "\(topic)/event")
                     try await Task.sleep(for: .milliseconds(300))
@@ -226,11 +220,8 @@ extension EndToEndTests {
             try await withMosquitto { broker in
                 let subscriber = try await broker.subscribe(topic: topic, clientID: subscriberID("monitor-json"))
                 try await withGPSFake(log) { fake in
-                    let monitor = try run.home.start([
-                        "monitor", "run", "--publish", broker.url(topic: topic), "--format", "json",
-                        "--client-id", run.clientID, "--spool", run.spool, fake.sourceArgument,
-                    ])
-                    try await waitForWatchers(fake, monitor)
+                    let monitor = try run.startMonitor(broker.url(topic: topic), ["--format", "json"], source: fake.sourceArgument)
+                    try await fake.waitForWatchers([monitor])
                     fake.feedAll()
                     try await subscriber.waitForMessages(count: 3, on: "\(topic)/event")
                     try await Task.sleep(for: .milliseconds(300))

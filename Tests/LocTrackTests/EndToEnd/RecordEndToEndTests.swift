@@ -1,24 +1,24 @@
 import Foundation
 import Glibc
 import LocTrack
+import LocTrackTestSupport
 import Testing
 
 extension EndToEndTests {
     /// `--output`: track files written beside a plain `stream` on the same gpsd, so each
     /// file is compared with what stdout gets.
-    @Suite("Recording: stream --output into track files")
+    @Suite("Recording: stream --output into track files", .timeLimit(.minutes(2)))
     struct Recording {
         /// Runs `stream --output PATH` and a plain `stream --format FORMAT` on the same gpsd
         /// over `log`; returns the recorder's result and the plain stream's stdout.
         private func record(_ log: NMEALog, format: String, path: String, extra: [String] = [])
             async throws -> (recorded: LoctrackResult, printed: String) {
             try await withGPSFake(log) { fake in
-                let recorder = try LoctrackProcess.start(
-                    ["stream", "--no-reconnect", "--format", format, "--output", path] + extra + [fake.sourceArgument])
-                let plain = try LoctrackProcess.start(["stream", "--no-reconnect", "--format", format, fake.sourceArgument])
-                try await fake.waitForWatchers(2)
-                try await fake.endLogs()
-                return (try await recorder.result(), try await plain.result().stdout)
+                let results = try await fake.run([
+                    ["stream", "--no-reconnect", "--format", format, "--output", path] + extra,
+                    ["stream", "--no-reconnect", "--format", format],
+                ])
+                return (results[0], results[1].stdout)
             }
         }
 
@@ -148,10 +148,7 @@ extension EndToEndTests {
             #expect(added.status == .exited(0), "\(added)")
             let path = folder + "/events/%Y-%m-%d.json"
             let result: LoctrackResult = try await withGPSFake(log) { fake in
-                let run = try home.start(["monitor", "run", "--format", "json", "--no-reconnect", "--output", path, fake.sourceArgument])
-                try await fake.waitForWatchers()
-                try await fake.endLogs()
-                return try await run.result()
+                return try await fake.run(["monitor", "run", "--format", "json", "--no-reconnect", "--output", path], start: home.start)
             }
             #expect(result.status == .exited(69), "\(result)")
             #expect(result.stdout.isEmpty)

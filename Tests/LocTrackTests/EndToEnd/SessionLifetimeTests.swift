@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import LocTrack
+import LocTrackTestSupport
 import Synchronization
 import Testing
 
@@ -21,7 +22,7 @@ import Testing
 /// /proc/self/task except libdispatch's workers, which its pool retires on its own
 /// schedule (see ``ProcessResources``); loctrack's threads must be back to none.
 extension EndToEndTests {
-    @Suite("Lifetimes: sessions, iterators, reader threads and gpsd connections")
+    @Suite("Lifetimes: sessions, iterators, reader threads and gpsd connections", .timeLimit(.minutes(2)))
     struct SessionLifetime {
         @Test("given a session that only its for-await loop refers to when iterating fixes then it delivers every fix with gpsd's exact values, and after the break its reader thread and gpsd connection are gone", .timeLimit(.minutes(1)))
         func sessionHeldOnlyByItsLoop() async throws {
@@ -44,7 +45,7 @@ extension EndToEndTests {
                 #expect(ProcessResources.readerThreads == 1, "the reader, while the loop runs: \(ProcessResources.threadNames)")
                 #expect(fake.gpsdClients == 1)
                 fake.feedAll()
-                let fixes = try await loop.value
+                let fixes = try await loop.value(within: .seconds(15), "the loop loop")
 
                 #expect(fixes.count == 6, "gpsd log:\n\(fake.logTail)")
                 for (index, fix) in fixes.enumerated() {
@@ -173,7 +174,7 @@ extension EndToEndTests {
         func everyIterationStartsWithTheBannerOrThrows() async throws {
             try await withWarmGPSD { fake, log in
                 let source = fake.source
-                let closed = GPSDSource(host: "127.0.0.1", port: String(try GPSFake.freeLoopbackPort()))
+                let closed = GPSDSource(host: "127.0.0.1", port: String(try Loopback.freePort()))
                 let outcomes = Tally()
                 await withTaskGroup(of: Void.self) { group in
                     for _ in 0..<20 {
@@ -230,7 +231,7 @@ extension EndToEndTests {
                     #expect(((poll?["tpv"] as? [Any])?.count ?? 0) == (round == 0 ? 0 : 1), "\(String(describing: poll))")
 
                     fake.feed(epochs: 2)  // epoch 2 × round is complete once epoch 2 × round + 1 arrives
-                    let (fix, ended) = try await loop.value
+                    let (fix, ended) = try await loop.value(within: .seconds(15), "the loop loop")
 
                     #expect(ended - answered >= .milliseconds(300), "round \(round) ended \(ended - answered) after gpsd's ?POLL answer")
                     #expect(fix != nil, "round \(round): the sequence ended without a fix")
@@ -270,8 +271,8 @@ extension EndToEndTests {
                 #expect(ObjectIdentifier(GPSDSession.shared(source)) == identity)
 
                 fake.feedAll()
-                let firstFixes = try await first.value
-                let secondFixes = try await second.value
+                let firstFixes = try await first.value(within: .seconds(15), "the first loop")
+                let secondFixes = try await second.value(within: .seconds(15), "the second loop")
                 #expect(firstFixes.count == 3 && firstFixes == secondFixes)
                 #expect(fake.commandsReceived.filter { $0.contains("\"enable\":true") }.count == 1, "one connection: \(fake.commandsReceived)")
 
@@ -337,12 +338,12 @@ extension EndToEndTests {
                 try await Task.sleep(for: .milliseconds(100))
                 #expect(ProcessResources.readerThreads == 1)
                 parked.cancel()
-                try await parked.value
+                try await parked.value(within: .seconds(15), "the parked loop")
                 after = await ProcessResources.waitToReturn(to: baseline)
                 #expect(after.matches(baseline), "after a cancelled loop: threads \(ProcessResources.threadNames)")
 
                 // Connections that fail: refused at once, or retried until the loop is cancelled.
-                let closed = GPSDSource(host: "127.0.0.1", port: String(try GPSFake.freeLoopbackPort()))
+                let closed = GPSDSource(host: "127.0.0.1", port: String(try Loopback.freePort()))
                 for _ in 0..<100 {
                     await #expect(throws: LocTrackError.self) {
                         for try await _ in GPSDSession(source: closed).events() {}
@@ -353,7 +354,7 @@ extension EndToEndTests {
                         if case .status(.waiting) = event { withUnsafeCurrentTask { $0?.cancel() } }
                     }
                 }
-                try await retrying.value
+                try await retrying.value(within: .seconds(15), "the retrying loop")
                 after = await ProcessResources.waitToReturn(to: baseline)
                 #expect(after.matches(baseline), "after failed connections: threads \(ProcessResources.threadNames), descriptors \(ProcessResources.descriptorTargets)")
             }
@@ -390,7 +391,7 @@ private func liveFixes(_ source: GPSDSource, count: Int, whileWaiting: () -> Voi
     whileWaiting()
     var fixes: [Fix] = []
     for session in sessions {
-        if let fix = try await session.value { fixes.append(fix) }
+        if let fix = try await session.value(within: .seconds(15), "the session loop") { fixes.append(fix) }
     }
     return fixes
 }

@@ -1,13 +1,14 @@
 import Foundation
 import Glibc
 import LocTrack
+import LocTrackTestSupport
 import Testing
 
 extension EndToEndTests {
     /// Several sinks in one `stream`: track files and brokers at once, against a real gpsd
     /// (gpsfake) and real mosquitto brokers. What each sink must hold is what a plain
     /// `stream` on the same gpsd prints in that sink's format.
-    @Suite("Sinks: stream with --output and --publish at once", .enabled(if: Mosquitto.isAvailable, "needs mosquitto and mosquitto-clients"))
+    @Suite("Sinks: stream with --output and --publish at once", .timeLimit(.minutes(2)), .enabled(if: Mosquitto.isAvailable, "needs mosquitto and mosquitto-clients"))
     struct Sinks {
         @Test("given two brokers and a GPX and a CSV file when streaming then every sink gets every fix in its own format, and stdout stays empty", .timeLimit(.minutes(1)))
         func everySinkGetsEveryFix() async throws {
@@ -97,7 +98,7 @@ extension EndToEndTests {
         /// kills` runs 100).
         static var kills: Int { ProcessInfo.processInfo.environment["LOCTRACK_RECORD_KILLS"].flatMap(Int.init) ?? 10 }
 
-        @Test("given stream recording a GPX and a JSON file and publishing when SIGKILLed at random moments of a flood and restarted each time then every file is whole and every fix in them reached the broker", .timeLimit(.minutes(10)))
+        @Test("given stream recording a GPX and a JSON file and publishing when SIGKILLed at random moments of a flood and restarted each time then every file is whole and every fix in them reached the broker", .timeLimit(.minutes(2)))
         func killedWhileRecordingAndPublishing() async throws {
             let folder = try TrackFiles.temporaryFolder("sinks-kills")
             defer { try? FileManager.default.removeItem(atPath: folder) }

@@ -10,7 +10,7 @@ import Testing
 /// `make test` runs 100,000 mutations of a built-in corpus with a fixed seed;
 /// `make fuzz` runs more, over ../shared/gpsd-logs/*.gpsd.jsonl
 /// (LOCTRACK_FUZZ_ITERATIONS, LOCTRACK_FUZZ_CORPUS, LOCTRACK_FUZZ_SEED).
-@Suite("Fuzzing the report path")
+@Suite("Fuzzing the report path", .timeLimit(.minutes(30)))
 struct ReportFuzzTests {
     static let builtInCorpus = [
         #"{"class":"VERSION","release":"3.22","rev":"3.22","proto_major":3,"proto_minor":14}"#,

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 @testable import LocTrack
 @testable import LocTrackMonitor
+import LocTrackTestSupport
 
 /// Tracks for the monitor's end-to-end tests: positions given in metres north and east of
 /// ``origin``, written as NMEA for gpsfake, and the fixes gpsd will make of them.
@@ -45,39 +46,5 @@ enum MonitorTracks {
             return "[\(point.longitude),\(point.latitude)]"
         }
         return #"{"type":"Feature","properties":{"id":"\#(id)"},"geometry":{"type":"Polygon","coordinates":[[\#(ring.joined(separator: ","))]]}}"#
-    }
-}
-
-/// A private `XDG_STATE_HOME` for one test: loctrack's monitors live in `<it>/loctrack/`.
-final class StateHome: Sendable {
-    let path: String
-
-    init() throws {
-        var template = Array((NSTemporaryDirectory() + "/loctrack-state.XXXXXX").utf8CString)
-        guard let made = mkdtemp(&template) else { throw HarnessError("mkdtemp failed: errno \(errno)") }
-        path = String(cString: made)
-    }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-
-    var environment: [String: String] { ["XDG_STATE_HOME": path] }
-
-    /// The state file of monitor `name`.
-    func stateFile(_ name: String = "default") -> String { "\(path)/loctrack/\(name).monitor.json" }
-
-    /// `loctrack ARGUMENTS` with this state home, to the end.
-    func loctrack(_ arguments: [String], timeLimit: Duration = .seconds(20)) async throws -> LoctrackResult {
-        try await LoctrackProcess.run(arguments, environment: environment, timeLimit: timeLimit)
-    }
-
-    func start(_ arguments: [String]) throws -> ChildProcess {
-        try LoctrackProcess.start(arguments, environment: environment)
-    }
-
-    /// Writes `text` to a file in this folder and returns its path.
-    func file(_ name: String, _ text: String) throws -> String {
-        let file = "\(path)/\(name)"
-        try text.write(toFile: file, atomically: true, encoding: .utf8)
-        return file
     }
 }

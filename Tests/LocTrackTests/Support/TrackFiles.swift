@@ -1,5 +1,6 @@
 import Foundation
 import FoundationXML
+import LocTrackTestSupport
 
 /// What a recorded track file holds, checked the way a reader of it would.
 enum TrackFiles {
@@ -36,17 +37,14 @@ enum TrackFiles {
         return path
     }
 
-    /// Runs `/bin/mount` or `/bin/umount` with `arguments`; true when it succeeded.
+    /// Runs `/bin/mount` or `/bin/umount` with `arguments`; true when it exited 0 within
+    /// 10 s (past that it is killed: a hung mount must not hang the tests).
     @discardableResult
     static func mountCommand(_ tool: String, _ arguments: [String]) -> Bool {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/\(tool)")
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return false }
-        process.waitUntilExit()
-        return process.terminationStatus == 0
+        guard let process = try? ChildProcess(
+            executable: "/bin/\(tool)", arguments: [tool] + arguments, stdin: .null, stdout: .null, stderr: .null)
+        else { return false }
+        return process.waitForExit(within: .seconds(10)) == .exited(0)
     }
 
     /// Whether this process can mount a small tmpfs (a full disk, a read-only folder): it

@@ -2,7 +2,7 @@ import LocTrack
 import LocTrackCLI
 import Testing
 
-@Suite("Command line parsing")
+@Suite("Command line parsing", .timeLimit(.minutes(1)))
 struct CommandParsingTests {
     @Test("given no arguments when parsed then it asks for a command")
     func noArguments() {
@@ -130,7 +130,7 @@ struct CommandParsingTests {
     }
 }
 
-@Suite("Source syntax [host][:port[:device]]")
+@Suite("Source syntax [host][:port[:device]]", .timeLimit(.minutes(1)))
 struct SourceParsingTests {
     @Test("given source strings when parsed then host, port and device are gpsd's",
           arguments: [

@@ -1,7 +1,7 @@
 @testable import LocTrack
 import Testing
 
-@Suite("Epoch merger: one fix per (device, time)")
+@Suite("Epoch merger: one fix per (device, time)", .timeLimit(.minutes(1)))
 struct EpochMergerTests {
     static func fix(_ second: Int64, device: String = "/dev/a", altitude: Double? = nil, latitude: Double = 10) -> Fix {
         Fix(time: Timestamp(seconds: 1_800_000_000 + second), mode: altitude == nil ? .twoD : .threeD,

@@ -17,7 +17,7 @@ private func fix(
         altitudeHAE: altitude, altitudeMSL: altitude.map { $0 - 48 }, horizontalError: eph, speed: speed)
 }
 
-@Suite("Stream filters: accuracy, then distance, then interval")
+@Suite("Stream filters: accuracy, then distance, then interval", .timeLimit(.minutes(1)))
 struct FixFilterTests {
     @Test("given fixes 1 m apart when the minimum distance is 2.5 m then drift adds up from the last delivered fix")
     func distanceFromLastDelivered() {
@@ -50,7 +50,7 @@ struct FixFilterTests {
     }
 }
 
-@Suite("Stationary fixes")
+@Suite("Stationary fixes", .timeLimit(.minutes(1)))
 struct StationaryDetectorTests {
     @Test("given a receiver within its error estimate for 3 s when marked then the fixes from 3 s on are stationary")
     func stillReceiver() {
@@ -74,7 +74,7 @@ struct StationaryDetectorTests {
     }
 }
 
-@Suite("Output formats")
+@Suite("Output formats", .timeLimit(.minutes(1)))
 struct EncoderTests {
     static func render(_ format: OutputFormat, _ fixes: [Fix], breakAfter: Int? = nil) -> String {
         var encoder = format.makeEncoder()

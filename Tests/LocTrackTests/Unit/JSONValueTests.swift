@@ -1,7 +1,7 @@
 @testable import LocTrack
 import Testing
 
-@Suite("JSON values: strict RFC 8259 reading and compact writing")
+@Suite("JSON values: strict RFC 8259 reading and compact writing", .timeLimit(.minutes(1)))
 struct JSONValueTests {
     static func parse(_ text: String) throws(JSONSyntaxError) -> JSONValue {
         try JSONValue(parsing: Array(text.utf8))

@@ -5,7 +5,7 @@ import Testing
 /// The option table against the parser: every entry must be an option the parser handles,
 /// with the kind of value the table says. (The other way round, an option the parser handles
 /// but the table lacks, is rejected by ``ArgumentScanner`` and fails that option's own tests.)
-@Suite("Option table")
+@Suite("Option table", .timeLimit(.minutes(1)))
 struct OptionTableTests {
     /// Every (command, option) pair of the table.
     static let entries = OptionTable.commands.flatMap { spec in spec.options.map { (spec, $0) } }

@@ -3,7 +3,7 @@ import LocTrack
 import Glibc
 import Testing
 
-@Suite("Output lines")
+@Suite("Output lines", .timeLimit(.minutes(1)))
 struct OutputFormatTests {
     static let full = Fix(
         time: Timestamp(seconds: 1_795_321_503, nanoseconds: 240_000_000), mode: .threeD, status: .dgps,
@@ -60,7 +60,7 @@ struct OutputFormatTests {
     }
 }
 
-@Suite("Fixed-point numbers as printf writes them")
+@Suite("Fixed-point numbers as printf writes them", .timeLimit(.minutes(1)))
 struct FixedPointTests {
     @Test("given values and decimals when appended then the text is printf's %.*f",
           arguments: [

@@ -1,11 +1,12 @@
 import Glibc
 import LocTrack
 @testable import LocTrackCLI
+import LocTrackTestSupport
 import Synchronization
 import Testing
 
 /// The output writer's buffering policy, on a real pipe whose reader the test controls.
-@Suite("Output writer")
+@Suite("Output writer", .timeLimit(.minutes(1)))
 struct OutputWriterTests {
     /// A pipe with a non-blocking read end; the write end is what loctrack writes to.
     final class Pipe: Sendable {
@@ -64,7 +65,11 @@ struct OutputWriterTests {
         let reader = Task {
             try await Task.sleep(for: .milliseconds(200))
             var received: [UInt8] = []
+            let deadline = ContinuousClock.now + .seconds(10)
             while !received.contains(UInt8(ascii: "D")) {
+                guard ContinuousClock.now < deadline else {
+                    throw HarnessError("no D within 10 s; got \(String(decoding: received.filter { $0 != 0x2E }, as: UTF8.self))")
+                }
                 received += pipe.drain()
                 try await Task.sleep(for: .milliseconds(5))
             }
@@ -73,7 +78,7 @@ struct OutputWriterTests {
         #expect(await writer.enqueueAllowingHiccups(Self.chunk("C", 60), lines: 1))
         #expect(await writer.enqueueAllowingHiccups(Self.chunk("D", 60), lines: 1))
         #expect(await writer.finishWriting() == .written)
-        let received = try await reader.value + pipe.drain()
+        let received = try await reader.value(within: .seconds(15), "the reader") + pipe.drain()
         let text = String(decoding: received.filter { $0 != 0x2E }, as: UTF8.self)
         #expect(text == ["A", "B", "C", "D"].map { String(repeating: $0, count: 59) + "\n" }.joined())
     }

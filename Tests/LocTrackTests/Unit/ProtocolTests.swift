@@ -2,7 +2,7 @@
 import Glibc
 import Testing
 
-@Suite("Line framing and report classes")
+@Suite("Line framing and report classes", .timeLimit(.minutes(1)))
 struct LineFramerTests {
     static func frame(_ chunks: [String]) -> (lines: [String], pending: Int, overlong: Int) {
         var framer = LineFramer()
@@ -75,7 +75,7 @@ struct LineFramerTests {
     }
 }
 
-@Suite("Timestamps")
+@Suite("Timestamps", .timeLimit(.minutes(1)))
 struct TimestampTests {
     @Test("given instants when formatted then they are gpsd's ISO 8601 with milliseconds",
           arguments: [
@@ -98,7 +98,7 @@ struct TimestampTests {
     }
 }
 
-@Suite("Flattening reports for libgps")
+@Suite("Flattening reports for libgps", .timeLimit(.minutes(1)))
 struct FlatReportTests {
     static func flatten(_ text: String) -> String? {
         var bytes = Array(text.utf8CString)

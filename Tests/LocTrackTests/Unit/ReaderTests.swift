@@ -1,4 +1,5 @@
 @testable import LocTrack
+import LocTrackTestSupport
 import Testing
 
 /// The reader thread and a session against a gpsd the test plays over a socketpair
@@ -127,7 +128,7 @@ extension ReaderTests {
         }
         try await gpsd.waitForBlockedConnect()
         session.finish()
-        let outcome = try await consumer.value
+        let outcome = try await consumer.value(within: .seconds(15), "the consumer")
         #expect(outcome.ended)
         #expect(outcome.failure == nil)
         #expect(outcome.events.isEmpty)
@@ -419,7 +420,7 @@ extension ReaderTests {
         try await peer.send(Reports.tpv(0), Reports.tpv(1))
         _ = try await eventually("the first fix", within: .seconds(5)) { gotFirstFix.isSet ? true : nil }
         consumer.cancel()
-        let outcome = try await consumer.value
+        let outcome = try await consumer.value(within: .seconds(15), "the consumer")
         #expect(outcome.ended && outcome.failure == nil)
         #expect(outcome.fixes == [Reports.fix(0)])
         #expect(try await peer.command() == Self.unwatch)

@@ -1,6 +1,7 @@
 import Foundation
 import LocTrack
 @testable import LocTrackCLI
+import LocTrackTestSupport
 import Testing
 
 /// The generated completion scripts, run in the real shells (see `Support/CompletionShells`).

@@ -2,7 +2,7 @@
 @testable import LocTrackMonitor
 import Testing
 
-@Suite("GeoJSON regions: documents to conditions and back")
+@Suite("GeoJSON regions: documents to conditions and back", .timeLimit(.minutes(1)))
 struct GeoJSONRegionsTests {
     static let square = "[[[13.0,52.0],[13.1,52.0],[13.1,52.1],[13.0,52.1],[13.0,52.0]]]"
     static let squareRing = [(13.0, 52.0), (13.1, 52.0), (13.1, 52.1), (13.0, 52.1), (13.0, 52.0)].map(point)

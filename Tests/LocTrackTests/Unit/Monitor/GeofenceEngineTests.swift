@@ -2,7 +2,7 @@ import Testing
 @testable import LocTrack
 @testable import LocTrackMonitor
 
-@Suite("Geofence engine")
+@Suite("Geofence engine", .timeLimit(.minutes(1)))
 struct GeofenceEngineTests {
     typealias F = GeofenceFixtures
 

@@ -3,7 +3,7 @@ import Foundation
 @testable import LocTrackMonitor
 import Testing
 
-@Suite("Geofence monitor: the actor over the engine and the state file")
+@Suite("Geofence monitor: the actor over the engine and the state file", .timeLimit(.minutes(1)))
 struct GeofenceMonitorTests {
     typealias F = GeofenceFixtures
 

@@ -3,7 +3,7 @@ import LocTrackMonitor
 import LocTrackCLI
 import Testing
 
-@Suite("monitor command line parsing")
+@Suite("monitor command line parsing", .timeLimit(.minutes(1)))
 struct MonitorCommandParsingTests {
     @Test("given add with a circle and every option when parsed then each is taken")
     func addCircle() throws {

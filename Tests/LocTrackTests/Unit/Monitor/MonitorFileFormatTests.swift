@@ -2,7 +2,7 @@
 @testable import LocTrackMonitor
 import Testing
 
-@Suite("Monitor state file format: snapshots to bytes and back")
+@Suite("Monitor state file format: snapshots to bytes and back", .timeLimit(.minutes(1)))
 struct MonitorFileFormatTests {
     static let path = "/state/default.monitor.json"
 

@@ -3,7 +3,7 @@ import Foundation
 @testable import LocTrackMonitor
 import Testing
 
-@Suite("Monitor state file: the journal of decisions")
+@Suite("Monitor state file: the journal of decisions", .timeLimit(.minutes(1)))
 struct MonitorJournalTests {
     typealias F = GeofenceFixtures
     static let path = "/state/m.monitor.json"

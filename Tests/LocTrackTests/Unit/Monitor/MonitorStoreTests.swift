@@ -2,10 +2,11 @@ import Foundation
 @testable import LocTrack
 @testable import LocTrackMonitor
 import Glibc
+import LocTrackTestSupport
 import Synchronization
 import Testing
 
-@Suite("Monitor store: locked, atomic state files")
+@Suite("Monitor store: locked, atomic state files", .timeLimit(.minutes(1)))
 struct MonitorStoreTests {
     /// A fresh directory under /tmp.
     static func temporaryDirectory() throws -> String {
@@ -188,8 +189,7 @@ struct MonitorStoreTests {
                     done.leave()
                 }.start()
             }
-            // Waits without blocking a thread of the test runner's cooperative pool.
-            await withCheckedContinuation { continuation in done.notify(queue: .global()) { continuation.resume() } }
+            try await done.wait(within: .seconds(30), "the 8 writer threads")
             #expect(failures.withLock { $0 } == [])
             let stored = try store.read()
             #expect(stored.conditions.count == 200)

@@ -2,7 +2,7 @@ import Testing
 @testable import LocTrack
 @testable import LocTrackMonitor
 
-@Suite("Region geometry")
+@Suite("Region geometry", .timeLimit(.minutes(1)))
 struct RegionGeometryTests {
     typealias F = GeofenceFixtures
 

@@ -1,7 +1,7 @@
 import LocTrackMQTT
 import Testing
 
-@Suite("Broker URL")
+@Suite("Broker URL", .timeLimit(.minutes(1)))
 struct BrokerURLTests {
     @Test("given a plain mqtt URL when parsed then the default port is 1883 and the topic keeps its levels")
     func plain() throws {

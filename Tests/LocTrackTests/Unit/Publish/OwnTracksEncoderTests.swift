@@ -3,7 +3,7 @@ import LocTrack
 import LocTrackMQTT
 import Testing
 
-@Suite("OwnTracks location lines")
+@Suite("OwnTracks location lines", .timeLimit(.minutes(1)))
 struct OwnTracksEncoderTests {
     static let full = Fix(
         time: Timestamp(seconds: 1_795_321_503, nanoseconds: 940_000_000), mode: .threeD, status: .dgps,

@@ -3,7 +3,7 @@ import LocTrack
 import LocTrackMQTT
 import Testing
 
-@Suite("--publish command line parsing")
+@Suite("--publish command line parsing", .timeLimit(.minutes(1)))
 struct PublishCommandParsingTests {
     static let url = "mqtts://alice@broker.example.org:8884/owntracks/alice/car"
     static let every = [

@@ -2,7 +2,7 @@ import Glibc
 import LocTrackMQTT
 import Testing
 
-@Suite("Publish options")
+@Suite("Publish options", .timeLimit(.minutes(1)))
 struct PublishOptionsTests {
     static let broker = try! BrokerURL(parsing: "mqtt://broker.local/owntracks/alice/car")
 

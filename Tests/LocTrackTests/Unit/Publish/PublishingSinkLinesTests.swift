@@ -1,7 +1,7 @@
 @testable import LocTrackCLI
 import Testing
 
-@Suite("--publish: one message per printed line")
+@Suite("--publish: one message per printed line", .timeLimit(.minutes(1)))
 struct PublishingSinkLinesTests {
     @Test("given lines with newlines when split then each is a payload without its newline")
     func splitsOnNewlines() {

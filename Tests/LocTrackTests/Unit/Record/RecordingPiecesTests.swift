@@ -3,7 +3,7 @@ import LocTrack
 import LocTrackMQTT
 import Testing
 
-@Suite("Recording: file name patterns, frames and formats")
+@Suite("Recording: file name patterns, frames and formats", .timeLimit(.minutes(1)))
 struct RecordingPiecesTests {
     @Test("given a pattern with strftime fields when filled from a UTC time then the fields are that time's")
     func patternNames() throws {

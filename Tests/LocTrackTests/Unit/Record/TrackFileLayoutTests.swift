@@ -1,7 +1,7 @@
 @testable import LocTrackCLI
 import Testing
 
-@Suite("Recording: where an existing track file is continued")
+@Suite("Recording: where an existing track file is continued", .timeLimit(.minutes(1)))
 struct TrackFileLayoutTests {
     private static let gpx = Array((GPXEncoder.header + GPXEncoder.segmentStart
         + "      <trkpt lat=\"1\" lon=\"2\"><time>t</time></trkpt>\n" + GPXEncoder.segmentEnd + GPXEncoder.documentEnd).utf8)

@@ -1,7 +1,7 @@
 @testable import LocTrackMQTT
 import Testing
 
-@Suite("Spool CRC-32 (zlib's)")
+@Suite("Spool CRC-32 (zlib's)", .timeLimit(.minutes(1)))
 struct SpoolCRC32Tests {
     @Test("given known inputs when checksummed then zlib's values come out",
           arguments: [("", UInt32(0)), ("a", 0xE8B7_BE43), ("123456789", 0xCBF4_3926),

@@ -2,7 +2,7 @@ import Foundation
 @testable import LocTrackMQTT
 import Testing
 
-@Suite("Spool: reopening, segments on disk, crashes and damage")
+@Suite("Spool: reopening, segments on disk, crashes and damage", .timeLimit(.minutes(1)))
 struct SpoolRecoveryTests {
     typealias Fixture = SpoolFixture
 

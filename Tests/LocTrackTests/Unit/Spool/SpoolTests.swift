@@ -1,10 +1,11 @@
 import Dispatch
 import Foundation
 @testable import LocTrackMQTT
+import LocTrackTestSupport
 import Synchronization
 import Testing
 
-@Suite("Spool: appending, reading, acknowledging, the limit")
+@Suite("Spool: appending, reading, acknowledging, the limit", .timeLimit(.minutes(1)))
 struct SpoolTests {
     typealias Fixture = SpoolFixture
 
@@ -166,7 +167,7 @@ struct SpoolTests {
                 }
             }
         }.start()
-        await withCheckedContinuation { continuation in group.notify(queue: .global()) { continuation.resume() } }
+        try await group.wait(within: .seconds(30), "the producer and publisher threads")
         #expect(received.failures.withLock { $0 } == [])
         #expect(received.sequences.withLock { $0 } == Array(0..<UInt64(total)))
         #expect(spool.pendingCount == 0)

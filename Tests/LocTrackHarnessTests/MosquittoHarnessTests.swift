@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import LocTrackTestSupport
 import Testing
 
 /// The ``Mosquitto`` harness itself, with the broker's own clients: what the publish
@@ -7,7 +8,8 @@ import Testing
 /// password file) is checked here without loctrack.
 @Suite(
     "Mosquitto harness: a real broker per test",
-    .enabled(if: Mosquitto.isAvailable, "needs mosquitto, mosquitto-clients and openssl (apt install mosquitto mosquitto-clients)"))
+    .enabled(if: Mosquitto.isAvailable, "needs mosquitto, mosquitto-clients and openssl (apt install mosquitto mosquitto-clients)"),
+    .timeLimit(.minutes(1)))
 struct MosquittoHarnessTests {
     private func id(_ name: String) -> String { "\(name)-\(UUID().uuidString.prefix(8))" }
 
@@ -34,7 +36,7 @@ struct MosquittoHarnessTests {
             let subscriber = try await broker.subscribe(topic: "t", clientID: subscriberID)
             let port = broker.port
             try await broker.stop()
-            #expect(!GPSFake.canConnect(port: port))
+            #expect(!Loopback.canConnect(port: port))
             // Published while mosquitto_sub is still reconnecting: only its saved session can take it.
             try await broker.start()
             #expect(broker.port == port)
@@ -104,10 +106,10 @@ struct MosquittoHarnessTests {
     func startsLater() async throws {
         try await withMosquitto(Mosquitto.Options(startsRunning: false)) { broker in
             #expect(!broker.isRunning)
-            #expect(!GPSFake.canConnect(port: broker.port))
+            #expect(!Loopback.canConnect(port: broker.port))
             try await broker.start()
             #expect(broker.isRunning)
-            #expect(GPSFake.canConnect(port: broker.port))
+            #expect(Loopback.canConnect(port: broker.port))
             broker.kill()
             #expect(!broker.isRunning)
         }

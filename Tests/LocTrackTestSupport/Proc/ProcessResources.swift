@@ -11,17 +11,17 @@ import Glibc
 /// threads) are counted apart: its pool starts and retires them on its own
 /// schedule (an idle worker exits after a few seconds, measured here mid-test), so
 /// ``matches(_:)`` compares every other thread.
-struct ProcessResources: CustomStringConvertible {
+package struct ProcessResources: CustomStringConvertible {
     /// Entries of /proc/self/task.
-    let threads: Int
+    package let threads: Int
     /// Of those, libdispatch's workers (named after their queues: `…-qos`, `…-qos.overcommit`).
-    let dispatchWorkers: Int
+    package let dispatchWorkers: Int
     /// Threads that loctrack started: its readers (`loctrack-gpsd`) and connectors (`loctrack-connect`).
-    let loctrackThreads: Int
+    package let loctrackThreads: Int
     /// Entries of /proc/self/fd (the directory's own descriptor included, every time).
-    let descriptors: Int
+    package let descriptors: Int
 
-    static var now: ProcessResources {
+    package static var now: ProcessResources {
         let names = threadNames
         return ProcessResources(
             threads: names.count,
@@ -31,28 +31,28 @@ struct ProcessResources: CustomStringConvertible {
     }
 
     /// How many reader threads (`loctrack-gpsd`) run now.
-    static var readerThreads: Int { threadNames.filter { $0 == "loctrack-gpsd" }.count }
+    package static var readerThreads: Int { threadNames.filter { $0 == "loctrack-gpsd" }.count }
 
     /// Threads other than libdispatch's workers.
-    var otherThreads: Int { threads - dispatchWorkers }
+    package var otherThreads: Int { threads - dispatchWorkers }
 
     /// The same threads (apart from libdispatch's workers), loctrack threads and descriptors.
-    func matches(_ other: ProcessResources) -> Bool {
+    package func matches(_ other: ProcessResources) -> Bool {
         otherThreads == other.otherThreads && loctrackThreads == other.loctrackThreads && descriptors == other.descriptors
     }
 
-    var description: String {
+    package var description: String {
         "\(threads) threads (\(dispatchWorkers) libdispatch workers, \(loctrackThreads) loctrack-*), \(descriptors) descriptors"
     }
 
-    static func isDispatchWorker(_ name: String) -> Bool {
+    package static func isDispatchWorker(_ name: String) -> Bool {
         name.contains("qos") || name.hasPrefix("com.apple") || name.hasPrefix("dispatch")
     }
 
     /// Waits up to `timeout` for the counts to match `baseline` (readers and connectors
     /// end asynchronously, within milliseconds of their last consumer), and returns the
     /// last reading: one that matches `baseline` unless they did not come back in time.
-    static func waitToReturn(to baseline: ProcessResources, timeout: Duration = .seconds(2)) async -> ProcessResources {
+    package static func waitToReturn(to baseline: ProcessResources, timeout: Duration = .seconds(2)) async -> ProcessResources {
         let deadline = ContinuousClock.now + timeout
         var current = now
         while !current.matches(baseline) && ContinuousClock.now < deadline {
@@ -63,7 +63,7 @@ struct ProcessResources: CustomStringConvertible {
     }
 
     /// The reading once no loctrack thread runs (waiting up to `timeout`): a baseline.
-    static func settled(timeout: Duration = .seconds(2)) async -> ProcessResources {
+    package static func settled(timeout: Duration = .seconds(2)) async -> ProcessResources {
         let deadline = ContinuousClock.now + timeout
         while now.loctrackThreads > 0 && ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(10))
@@ -72,7 +72,7 @@ struct ProcessResources: CustomStringConvertible {
     }
 
     /// The name (`comm`) of every thread of this process.
-    static var threadNames: [String] {
+    package static var threadNames: [String] {
         let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
         return tasks.map { task in
             ((try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8)) ?? "?")
@@ -81,7 +81,7 @@ struct ProcessResources: CustomStringConvertible {
     }
 
     /// What each descriptor of this process refers to (`socket:[…]`, `pipe:[…]`, paths).
-    static var descriptorTargets: [String] {
+    package static var descriptorTargets: [String] {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
         return entries.compactMap { try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)") }
     }
@@ -91,7 +91,7 @@ struct ProcessResources: CustomStringConvertible {
     /// - Parameter trimmingFirst: `malloc_trim(0)` first, which hands the free memory
     ///   of every malloc arena back to the kernel: what remains is what is allocated
     ///   (and the pages it fragments), not what malloc keeps for later.
-    static func anonymousMemoryKB(trimmingFirst: Bool = false) -> Int {
+    package static func anonymousMemoryKB(trimmingFirst: Bool = false) -> Int {
         if trimmingFirst { _ = mallocTrim(0) }
         let status = procText("/proc/self/status")
         for line in status.split(separator: "\n") where line.hasPrefix("RssAnon:") {
@@ -104,7 +104,7 @@ struct ProcessResources: CustomStringConvertible {
     /// /proc/net/tcp and tcp6: the entries whose local (`side: .local`) or remote port
     /// is `port`, in one of `states` (hex, as the kernel writes them: 01 ESTABLISHED,
     /// 08 CLOSE_WAIT, 0A LISTEN), whose socket inode is one of the process's descriptors.
-    static func tcpConnections(of pid: String = "self", port: Int, side: Side, states: Set<String>) -> Int {
+    package static func tcpConnections(of pid: String = "self", port: Int, side: Side, states: Set<String>) -> Int {
         let directory = "/proc/\(pid)/fd"
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
         let sockets = Set(entries.compactMap { entry -> String? in
@@ -129,12 +129,12 @@ struct ProcessResources: CustomStringConvertible {
         return count
     }
 
-    enum Side { case local, remote }
+    package enum Side { case local, remote }
 
     /// A /proc file, read to its end. Foundation's `String(contentsOfFile:)` reads such a
     /// file (whose size /proc reports as 0) only as far as its first 4 KiB: /proc/net/tcp
     /// with many sockets (as after the broker tests, their TIME_WAITs) lost its later lines.
-    static func procText(_ path: String) -> String {
+    package static func procText(_ path: String) -> String {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return "" }
         defer { close(descriptor) }
@@ -150,7 +150,7 @@ struct ProcessResources: CustomStringConvertible {
     }
 
     /// This process's ESTABLISHED connections to `port`.
-    static func establishedConnections(toPort port: Int) -> Int {
+    package static func establishedConnections(toPort port: Int) -> Int {
         tcpConnections(port: port, side: .remote, states: ["01"])
     }
 }

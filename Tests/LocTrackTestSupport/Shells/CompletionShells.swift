@@ -1,20 +1,19 @@
-import Foundation
+package import Foundation
 import Glibc
-@testable import LocTrackCLI
 
-/// Runs loctrack's completion scripts in the real shells and reports what each offered.
+/// Runs completion scripts (loctrack's, given as text) in the real shells and reports what each offered.
 /// Every function asks one shell process for many command lines at once: a shell costs
 /// tens of milliseconds to start, zsh with `compinit` several hundred.
-enum CompletionShells {
+package enum CompletionShells {
     /// The shell's path when it is installed (`make deps` installs all three), else nil.
-    static func path(of shell: String) -> String? {
+    package static func path(of shell: String) -> String? {
         let directories = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
         return directories.map { "\($0)/\(shell)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
     /// Whether a pseudo-terminal can be opened (zsh's interactive completion runs on one);
     /// a container may have no /dev/ptmx.
-    static let hasPseudoTerminals: Bool = {
+    package static let hasPseudoTerminals: Bool = {
         let descriptor = open("/dev/ptmx", O_RDWR | O_NOCTTY)
         guard descriptor >= 0 else { return false }
         close(descriptor)
@@ -23,8 +22,8 @@ enum CompletionShells {
 
     /// bash: for each command line (its words, the last one being completed, as bash splits
     /// them: `--format=g` is `--format`, `=`, `g`), `_loctrack`'s COMPREPLY.
-    static func bash(_ commandLines: [[String]], in directory: URL? = nil) async throws -> [[String]] {
-        let script = try write(CompletionShell.bash.script(), named: "loctrack.bash")
+    package static func bash(_ commandLines: [[String]], script text: String, in directory: URL? = nil) async throws -> [[String]] {
+        let script = try write(text, named: "loctrack.bash")
         var program = "source \(posixQuoted(script.path)) || exit 1\n"
         if let directory { program += "cd \(posixQuoted(directory.path)) || exit 1\n" }
         program += """
@@ -44,8 +43,8 @@ enum CompletionShells {
     }
 
     /// fish: for each command line (text up to the cursor), the candidates of `complete -C`.
-    static func fish(_ commandLines: [String]) async throws -> [[String]] {
-        let script = try write(CompletionShell.fish.script(), named: "loctrack.fish")
+    package static func fish(_ commandLines: [String], script text: String) async throws -> [[String]] {
+        let script = try write(text, named: "loctrack.fish")
         var program = "source \(fishQuoted(script.path)); or exit 1\n"
         for line in commandLines {
             program += "complete -C \(fishQuoted(line)) | string replace -r '\\t.*' ''\necho '\(separator)'\n"
@@ -57,10 +56,10 @@ enum CompletionShells {
     /// zsh: for each command line (text up to the cursor), what `_loctrack` hands to
     /// `compadd` when Tab is pressed in an interactive zsh on a pseudo-terminal (zpty),
     /// with the script autoloaded from `$fpath` as `make install` puts it.
-    static func zsh(_ commandLines: [String]) async throws -> [[String]] {
+    package static func zsh(_ commandLines: [String], script text: String) async throws -> [[String]] {
         let directory = try temporaryDirectory()
         let script = directory.appendingPathComponent("_loctrack")
-        try CompletionShell.zsh.script().write(to: script, atomically: true, encoding: .utf8)
+        try text.write(to: script, atomically: true, encoding: .utf8)
         let output = try await run("zsh", ["-f", "-c", zptyDriver, "zsh", directory.path] + commandLines)
         // Each candidate was printed as `<hit>candidate` on the terminal, among zle's output.
         var results: [[String]] = []
@@ -82,9 +81,9 @@ enum CompletionShells {
     }
 
     /// `shell -n script`: a syntax check without running it.
-    static func syntaxCheck(_ shell: CompletionShell) async throws {
-        let script = try write(shell.script(), named: "loctrack.\(shell.rawValue)")
-        _ = try await run(shell.rawValue, ["-n", script.path])
+    package static func syntaxCheck(_ shell: String, script text: String) async throws {
+        let script = try write(text, named: "loctrack.\(shell)")
+        _ = try await run(shell, ["-n", script.path])
     }
 
     // MARK: - Running
@@ -139,7 +138,7 @@ enum CompletionShells {
         return Array(blocks.prefix(count))
     }
 
-    static func temporaryDirectory() throws -> URL {
+    package static func temporaryDirectory() throws -> URL {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("loctrack-completions-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         return directory
@@ -151,7 +150,9 @@ enum CompletionShells {
         return file
     }
 
-    private static func posixQuoted(_ text: String) -> String { CompletionModel.singleQuoted(text) }
+    private static func posixQuoted(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
+    }
 
     private static func fishQuoted(_ text: String) -> String {
         "'" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'") + "'"

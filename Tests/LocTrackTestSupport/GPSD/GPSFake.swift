@@ -1,6 +1,6 @@
-import Foundation
+package import Foundation
 import Glibc
-import LocTrack
+package import LocTrack
 import Synchronization
 
 /// A real gpsd 3.22 fed by `gpsfake` from generated NMEA logs, one pty (one
@@ -55,12 +55,12 @@ import Synchronization
 /// the socket file exists; under load gpsd sometimes is not listening on it yet,
 /// gpsfake silently adds nothing and waits forever. ``start(_:cycle:port:)``
 /// notices (no device within 6 s) and starts again, up to 3 times.
-final class GPSFake: Sendable {
-    let port: Int
-    let logs: [NMEALog]
+package final class GPSFake: Sendable {
+    package let port: Int
+    package let logs: [NMEALog]
     /// gpsd's device for each log (the pty gpsfake made), in log order.
-    let devices: [String]
-    let process: ChildProcess
+    package let devices: [String]
+    package let process: ChildProcess
     private let directory: URL
     /// For each gpsfake prompt in order, the log it feeds: gpsfake goes round-robin
     /// over its logs, one packet per turn, and ends each log with `# EOF`.
@@ -68,18 +68,18 @@ final class GPSFake: Sendable {
     /// For each log, how many data lines (sentences) come before each epoch, and the total last.
     private let dataLinesBefore: [[Int]]
     private let state = Mutex(FeedState())
-    private let gpsdPID: pid_t
+    package let gpsdPID: pid_t
     /// gpsd's log, when ``Options/logsToFile``; otherwise it is gpsfake's stderr pipe.
-    private let logFile: String?
+    package let logFile: String?
 
     /// How gpsd runs besides the defaults.
-    struct Options: Sendable {
+    package struct Options: Sendable {
         /// gpsd `-n`: read the devices from the start and while no client watches.
-        var readsWithoutClients = false
+        package var readsWithoutClients = false
         /// gpsd's log goes to a file, not into this process.
-        var logsToFile = false
+        package var logsToFile = false
 
-        init(readsWithoutClients: Bool = false, logsToFile: Bool = false) {
+        package init(readsWithoutClients: Bool = false, logsToFile: Bool = false) {
             self.readsWithoutClients = readsWithoutClients
             self.logsToFile = logsToFile
         }
@@ -94,14 +94,14 @@ final class GPSFake: Sendable {
     }
 
     /// Whether gpsd and gpsfake are installed.
-    static var isAvailable: Bool {
+    package static var isAvailable: Bool {
         FileManager.default.isExecutableFile(atPath: "/usr/bin/gpsfake") && FileManager.default.isExecutableFile(atPath: "/usr/sbin/gpsd")
     }
 
     /// `127.0.0.1:PORT` as a ``GPSDSource`` (all devices).
-    var source: GPSDSource { GPSDSource(host: "127.0.0.1", port: String(port)) }
+    package var source: GPSDSource { GPSDSource(host: "127.0.0.1", port: String(port)) }
     /// `127.0.0.1:PORT`, loctrack's SOURCE argument.
-    var sourceArgument: String { "127.0.0.1:\(port)" }
+    package var sourceArgument: String { "127.0.0.1:\(port)" }
 
     /// Starts gpsd and gpsfake and returns once gpsd has every device and accepts connections.
     ///
@@ -109,7 +109,7 @@ final class GPSFake: Sendable {
     ///   - cycle: gpsfake's delay before each packet (`-c`).
     ///   - port: the port for gpsd; a free one by default (a fixed one to restart gpsd where a client waits).
     ///   - options: a warm gpsd, gpsd's log in a file (see "Options" above).
-    static func start(
+    package static func start(
         _ logs: [NMEALog], cycle: Duration = .milliseconds(5), port requestedPort: Int? = nil, options: Options = Options()
     ) async throws -> GPSFake {
         precondition(!logs.isEmpty)
@@ -142,7 +142,7 @@ final class GPSFake: Sendable {
                 try log.write(to: url)
                 paths.append(url.path)
             }
-            let port = try requestedPort ?? freeLoopbackPort()
+            let port = try requestedPort ?? Loopback.freePort()
             let seconds = Double(cycle.components.seconds) + Double(cycle.components.attoseconds) / 1e18
             let arguments = ["gpsfake", "-q", "-1", "-i", "-D", "3", "-P", String(port), "-c", String(format: "%.3f", seconds)]
                 + (options.readsWithoutClients ? ["-n"] : []) + paths
@@ -161,7 +161,7 @@ final class GPSFake: Sendable {
                     throw StartError(description: "\(error)")
                 }
                 try await waitForListener(port: port, process: process)
-                guard let gpsd = processes(inGroup: process.pid).first(where: { $0.command == "gpsd" })?.pid else {
+                guard let gpsd = ProcessGroup.members(process.pid).first(where: { $0.command == "gpsd" })?.pid else {
                     throw HarnessError("no gpsd in gpsfake's process group")
                 }
                 return GPSFake(
@@ -212,51 +212,8 @@ final class GPSFake: Sendable {
 
     // MARK: - Feeding
 
-    /// Waits until `count` clients watch and gpsd has opened and probed `devices`
-    /// (all by default): what is fed from now on reaches those clients.
-    ///
-    /// gpsd logs (at `-D 3`) `SER: opening … at '/dev/pts/N'`, then about a second of
-    /// probing, then `gpsd_activate(…): activated GPS`; data written to the pty
-    /// before that is thrown away. Normally a client's `?WATCH` triggers the open;
-    /// a client that watched before gpsfake added the device (a reconnecting one)
-    /// triggers it when the device is added.
-    func waitForWatchers(_ count: Int = 1, devices required: [String]? = nil, timeout: Duration = .seconds(20)) async throws {
-        let required = Set(required ?? devices)
-        try await waitUntil(timeout: timeout, "\(count) watcher(s) and \(required.sorted()) activated; gpsd log:\n\(logTail)") {
-            try checkAlive()
-            let log = gpsdLog
-            return Self.watchingClients(in: log).count >= count && required.isSubset(of: Self.activatedDevices(in: log))
-        }
-    }
-
-    /// The clients that sent `?WATCH={"enable":true…}`.
-    static func watchingClients(in log: [String]) -> Set<Int> {
-        Set(log.compactMap { line -> Int? in
-            guard let arrow = line.range(of: "<= client("), line.contains("?WATCH="), line.contains("\"enable\":true"),
-                  let close = line[arrow.upperBound...].firstIndex(of: ")")
-            else { return nil }
-            return Int(line[arrow.upperBound..<close])
-        })
-    }
-
-    /// The devices gpsd has opened and finished probing.
-    static func activatedDevices(in log: [String]) -> Set<String> {
-        var activated = Set<String>()
-        var opening: String?
-        for line in log {
-            if line.contains("SER: opening"), let at = line.range(of: " at '"),
-               let end = line[at.upperBound...].firstIndex(of: "'") {
-                opening = String(line[at.upperBound..<end])
-            } else if line.contains("activated GPS"), let device = opening {
-                activated.insert(device)
-                opening = nil
-            }
-        }
-        return activated
-    }
-
     /// Feeds the next `count` epochs of every log (fewer where a log runs out), then pauses.
-    func feed(epochs count: Int = 1) {
+    package func feed(epochs count: Int = 1) {
         let target = state.withLock { state -> [Int] in
             state.epochsReleased = zip(state.epochsReleased, logs).map { min($0 + count, $1.epochs.count) }
             return state.epochsReleased
@@ -265,7 +222,7 @@ final class GPSFake: Sendable {
     }
 
     /// Feeds every epoch of every log, but not the end of the logs: gpsd keeps the devices open.
-    func feedAll() {
+    package func feedAll() {
         feed(epochs: logs.map(\.epochs.count).max() ?? 0)
     }
 
@@ -274,7 +231,7 @@ final class GPSFake: Sendable {
     /// task is cancelled. With a log that starts now, gpsd's latest fix is then always
     /// less than about a second old by its own clock: fresh for `?POLL`. Epochs whose
     /// time has passed are fed at once.
-    func feedInRealTime() -> Task<Void, Never> {
+    package func feedInRealTime() -> Task<Void, Never> {
         let log = logs[0]
         return Task { [self] in
             for index in log.epochs.indices {
@@ -291,7 +248,7 @@ final class GPSFake: Sendable {
     ///
     /// - Parameter waitingFor: the devices gpsd has open (all by default; a client
     ///   that watches one device makes gpsd open only that one).
-    func endLogs(waitingFor openDevices: [String]? = nil, timeout: Duration = .seconds(20)) async throws {
+    package func endLogs(waitingFor openDevices: [String]? = nil, timeout: Duration = .seconds(20)) async throws {
         let devices = openDevices ?? self.devices
         let toRelease = state.withLock { state -> Int in
             defer { state.promptsReleased = promptOrder.count }
@@ -309,10 +266,10 @@ final class GPSFake: Sendable {
     }
 
     /// Stops gpsd (SIGTERM, as a system shutdown would): clients see EOF.
-    func stopDaemon(timeout: Duration = .seconds(10)) async throws {
+    package func stopDaemon(timeout: Duration = .seconds(10)) async throws {
         kill(gpsdPID, SIGTERM)
         try await waitUntil(timeout: timeout, "gpsd (pid \(gpsdPID)) to exit") {
-            !Self.processes(inGroup: process.pid).contains { $0.pid == gpsdPID && $0.state != "Z" }
+            !ProcessGroup.members(process.pid).contains { $0.pid == gpsdPID && $0.state != "Z" }
         }
     }
 
@@ -331,75 +288,10 @@ final class GPSFake: Sendable {
         if count > 0 { process.writeToStdin(String(repeating: "\n", count: count)) }
     }
 
-    // MARK: - What gpsd did
-
-    /// gpsd's log so far (its stderr at `-D 3`), one entry per line.
-    var gpsdLog: [String] {
-        Self.logText(process, logFile).split(separator: "\n").map(String.init)
-    }
-
-    /// gpsd's stderr (with gpsfake's): from the pipe, or from the file with ``Options/logsToFile``.
-    private static func logText(_ process: ChildProcess, _ logFile: String?) -> String {
-        guard let logFile else { return process.stderr?.text ?? "" }
-        return (try? String(contentsOfFile: logFile, encoding: .utf8)) ?? ""
-    }
-
-    /// The clients gpsd holds: its sockets on its port other than the listening ones,
-    /// whether the client is still there (ESTABLISHED) or gone and gpsd has not yet
-    /// closed its end (CLOSE_WAIT). What gpsd runs out of is these.
-    var gpsdClients: Int {
-        ProcessResources.tcpConnections(of: String(gpsdPID), port: port, side: .local, states: ["01", "08"])
-    }
-
-    /// The last 40 lines of gpsd's log, for failure messages.
-    var logTail: String { gpsdLog.suffix(40).joined(separator: "\n") }
-
-    /// Every report gpsd sent to any client: `(client, JSON object)` in order.
-    func reportsSent(class reportClass: String? = nil) -> [(client: Int, report: [String: Any])] {
-        gpsdLog.flatMap { line -> [(client: Int, report: [String: Any])] in
-            // gpsd:CLIENT: => client(0): {…}\x0d\x0a{…}\x0d\x0a   (one write may hold several reports)
-            guard let arrow = line.range(of: "=> client("),
-                  let close = line[arrow.upperBound...].firstIndex(of: ")"),
-                  let client = Int(line[arrow.upperBound..<close]),
-                  let brace = line[close...].firstIndex(of: "{")
-            else { return [] }
-            return line[brace...].components(separatedBy: "\\x0d\\x0a").compactMap { json in
-                guard !json.isEmpty,
-                      let object = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any],
-                      reportClass == nil || object["class"] as? String == reportClass
-                else { return nil }
-                return (client, object)
-            }
-        }
-    }
-
-    /// Commands gpsd received from clients, e.g. `?WATCH={"enable":true,"json":true};`.
-    var commandsReceived: [String] {
-        gpsdLog.compactMap { line in
-            guard line.contains("<= client("), let colon = line.range(of: "): ") else { return nil }
-            var command = line[colon.upperBound...]
-            if command.hasSuffix("\\x0a") { command = command.dropLast(4) }
-            return String(command)
-        }
-    }
-
-    /// Waits until gpsd has sent a report for which `condition` holds.
-    func waitForReport(timeout: Duration = .seconds(15), _ what: String, where condition: ([String: Any]) -> Bool) async throws {
-        try await waitUntil(timeout: timeout, "gpsd to send \(what); gpsd log:\n\(logTail)") {
-            reportsSent().contains { condition($0.report) }
-        }
-    }
-
-    private func checkAlive() throws {
-        if let ended = process.pollTermination() {
-            throw HarnessError("gpsfake ended (\(ended)); its stderr:\n\(logTail)")
-        }
-    }
-
     // MARK: - Cleanup
 
     /// Kills gpsfake and gpsd, removes gpsd's SHM segment and the temporary files. Idempotent.
-    func shutdown() {
+    package func shutdown() {
         let first = state.withLock { state -> Bool in
             defer { state.shutDown = true }
             return !state.shutDown
@@ -407,7 +299,7 @@ final class GPSFake: Sendable {
         guard first else { return }
         // While gpsfake is not reaped its pid (the group id) cannot be reused, so the group kill is safe.
         if process.pollTermination() == nil { process.signalGroup(SIGKILL) }
-        if Self.processes(inGroup: process.pid).contains(where: { $0.pid == gpsdPID }) { kill(gpsdPID, SIGKILL) }
+        if ProcessGroup.members(process.pid).contains(where: { $0.pid == gpsdPID }) { kill(gpsdPID, SIGKILL) }
         process.closeStdin()
         process.reap()
         Self.removeSharedMemory(port: port)
@@ -421,109 +313,4 @@ final class GPSFake: Sendable {
         if id >= 0 { _ = shmctl(id, IPC_RMID, nil) }
     }
 
-    // MARK: - Start-up helpers
-
-    private static func waitForDevices(count: Int, process: ChildProcess, logFile: String?) async throws -> [String] {
-        var devices: [String] = []
-        try await waitUntil(timeout: .seconds(6), "gpsfake to add \(count) device(s); \(diagnostics(process)); stderr:\n\(logText(process, logFile))") {
-            if let ended = process.pollTermination() {
-                throw HarnessError("gpsfake ended (\(ended)) while starting; stderr:\n\(logText(process, logFile))")
-            }
-            // gpsd: "gpsd:CLIENT: <= control(6): +/dev/pts/9\x0d\x0a"
-            devices = logText(process, logFile).split(separator: "\n").compactMap { line in
-                guard line.contains("<= control("), let plus = line.range(of: ": +/") else { return nil }
-                let path = line[line.index(before: plus.upperBound)...]
-                return String(path.prefix { $0 != "\\" && !$0.isWhitespace })
-            }
-            return devices.count >= count
-        }
-        return Array(devices.prefix(count))
-    }
-
-    /// The processes of gpsfake's group and where they wait, for failure messages.
-    static func diagnostics(_ process: ChildProcess) -> String {
-        let members = processes(inGroup: process.pid).map { member in
-            let channel = (try? String(contentsOfFile: "/proc/\(member.pid)/wchan", encoding: .utf8)) ?? "?"
-            return "\(member.pid) \(member.command) \(member.state) wchan=\(channel)"
-        }
-        return "process group \(process.pid): [\(members.joined(separator: "; "))], stderr pipe ended: \(process.stderr?.ended ?? true)"
-    }
-
-    private static func waitForListener(port: Int, process: ChildProcess) async throws {
-        try await waitUntil(timeout: .seconds(20), "gpsd to listen on \(port); \(diagnostics(process))") {
-            if let ended = process.pollTermination() { throw HarnessError("gpsfake ended (\(ended))") }
-            return canConnect(port: port)
-        }
-    }
-
-    static func canConnect(port: Int) -> Bool {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var address = loopback(port: port)
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        } == 0
-    }
-
-    /// A TCP port nothing listens on right now (bound to port 0, read back, closed).
-    static func freeLoopbackPort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw HarnessError("socket: \(String(cString: strerror(errno)))") }
-        defer { close(fd) }
-        var address = loopback(port: 0)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard bound == 0 else { throw HarnessError("bind: \(String(cString: strerror(errno)))") }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let named = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        guard named == 0 else { throw HarnessError("getsockname: \(String(cString: strerror(errno)))") }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
-
-    private static func loopback(port: Int) -> sockaddr_in {
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = UInt16(port).bigEndian
-        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-        return address
-    }
-
-    /// The processes whose process group is `pgid`, from `/proc/PID/stat`.
-    static func processes(inGroup pgid: pid_t) -> [(pid: pid_t, command: String, state: Character)] {
-        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-        return entries.compactMap { entry in
-            guard let pid = pid_t(entry),
-                  let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
-                  let open = stat.firstIndex(of: "("), let close = stat.lastIndex(of: ")")
-            else { return nil }
-            let command = String(stat[stat.index(after: open)..<close])
-            // After "comm": state ppid pgrp …
-            let fields = stat[stat.index(after: close)...].split(separator: " ")
-            guard fields.count > 2, let group = pid_t(fields[2]), group == pgid, let state = fields[0].first else { return nil }
-            return (pid, command, state)
-        }
-    }
-}
-
-/// Runs `body` with gpsd fed by `logs` (see ``GPSFake``); gpsfake and gpsd are
-/// always killed and cleaned up afterwards, also when `body` throws or is cancelled.
-func withGPSFake<Result>(
-    _ logs: [NMEALog], cycle: Duration = .milliseconds(5), port: Int? = nil, options: GPSFake.Options = GPSFake.Options(),
-    _ body: (GPSFake) async throws -> Result
-) async throws -> Result {
-    let fake = try await GPSFake.start(logs, cycle: cycle, port: port, options: options)
-    defer { fake.shutdown() }
-    return try await body(fake)
-}
-
-/// Runs `body` with gpsd fed by one log.
-func withGPSFake<Result>(
-    _ log: NMEALog, cycle: Duration = .milliseconds(5), port: Int? = nil, options: GPSFake.Options = GPSFake.Options(),
-    _ body: (GPSFake) async throws -> Result
-) async throws -> Result {
-    try await withGPSFake([log], cycle: cycle, port: port, options: options, body)
 }

@@ -1,5 +1,5 @@
-import Foundation
-import LocTrack
+package import Foundation
+package import LocTrack
 
 /// A generated NMEA 0183 log with known values, one epoch per second, and the
 /// values gpsd 3.22 reports for it.
@@ -26,45 +26,45 @@ import LocTrack
 ///   6e-5′), so gpsd's 9-decimal `lat`/`lon` is the exact decimal and parses to
 ///   `Double(micro-degrees) / 1e6`.
 /// - Dates are after 2017: gpsd 3.22 moves older NMEA dates forward by 1024 weeks.
-struct NMEALog: Sendable, Hashable {
-    enum Sentence: Sendable, Hashable {
+package struct NMEALog: Sendable, Hashable {
+    package enum Sentence: Sendable, Hashable {
         case gsa, gst, rmc, gga
     }
 
     /// The receiver's fix for one epoch.
-    enum Quality: Sendable, Hashable {
+    package enum Quality: Sendable, Hashable {
         case noFix, twoD, threeD
     }
 
     /// `$GPGST` values: RMS, error ellipse and 1-sigma errors, metres and degrees.
-    struct GST: Sendable, Hashable {
-        var rms = 0.5
-        var semiMajor = 3.0
-        var semiMinor = 2.0
-        var orientation = 30.0
-        var latitudeSigma = 2.0
-        var longitudeSigma = 3.0
-        var altitudeSigma = 5.0
+    package struct GST: Sendable, Hashable {
+        package var rms = 0.5
+        package var semiMajor = 3.0
+        package var semiMinor = 2.0
+        package var orientation = 30.0
+        package var latitudeSigma = 2.0
+        package var longitudeSigma = 3.0
+        package var altitudeSigma = 5.0
     }
 
     /// One second of the simulated receiver. Decimal values are kept in tenths
     /// (as NMEA writes them) so that gpsd's output is exactly predictable.
-    struct Epoch: Sendable, Hashable {
-        var quality: Quality = .threeD
+    package struct Epoch: Sendable, Hashable {
+        package var quality: Quality = .threeD
         /// Differential fix (GGA quality 2): gpsd reports `status` 2.
-        var dgps = false
-        var latitudeMicrodegrees: Int64
-        var longitudeMicrodegrees: Int64
-        var altitudeMSLTenths: Int64 = 4_080
-        var geoidSeparationTenths: Int64 = 474
-        var speedKnotsTenths: Int64 = 0
-        var trackTenths: Int64 = 0
-        var hdopTenths: Int64 = 10
-        var vdopTenths: Int64 = 15
-        var pdopTenths: Int64 = 18
-        var gst: GST?
+        package var dgps = false
+        package var latitudeMicrodegrees: Int64
+        package var longitudeMicrodegrees: Int64
+        package var altitudeMSLTenths: Int64 = 4_080
+        package var geoidSeparationTenths: Int64 = 474
+        package var speedKnotsTenths: Int64 = 0
+        package var trackTenths: Int64 = 0
+        package var hdopTenths: Int64 = 10
+        package var vdopTenths: Int64 = 15
+        package var pdopTenths: Int64 = 18
+        package var gst: GST?
 
-        init(
+        package init(
             quality: Quality = .threeD, dgps: Bool = false, latitude: Double, longitude: Double,
             altitudeMSL: Double = 408.0, geoidSeparation: Double = 47.4, speedKnots: Double = 0,
             track: Double = 0, hdop: Double = 1.0, vdop: Double = 1.5, pdop: Double = 1.8, gst: GST? = nil
@@ -85,14 +85,14 @@ struct NMEALog: Sendable, Hashable {
     }
 
     /// The time of the first epoch: 2026-03-01T10:00:00Z.
-    static let defaultStart = Timestamp(seconds: 1_772_359_200)
+    package static let defaultStart = Timestamp(seconds: 1_772_359_200)
 
-    let epochs: [Epoch]
-    let start: Timestamp
+    package let epochs: [Epoch]
+    package let start: Timestamp
     /// The sentences of every epoch, in order (GST only where an epoch has one).
-    let sentences: [Sentence]
+    package let sentences: [Sentence]
 
-    init(epochs: [Epoch], start: Timestamp = NMEALog.defaultStart, sentences: [Sentence] = [.gsa, .gst, .rmc, .gga]) {
+    package init(epochs: [Epoch], start: Timestamp = NMEALog.defaultStart, sentences: [Sentence] = [.gsa, .gst, .rmc, .gga]) {
         self.epochs = epochs
         self.start = start
         self.sentences = sentences
@@ -104,7 +104,7 @@ struct NMEALog: Sendable, Hashable {
     /// - Parameters:
     ///   - count: the number of epochs (seconds).
     ///   - hdop: HDOP per epoch index (eph = 19 × HDOP).
-    static func walk(
+    package static func walk(
         epochs count: Int, start: Timestamp = NMEALog.defaultStart, sentences: [Sentence] = [.gsa, .gst, .rmc, .gga],
         quality: (Int) -> Quality = { _ in .threeD },
         hdop: (Int) -> Double = { 0.8 + 0.1 * Double($0 % 4) }
@@ -130,12 +130,12 @@ struct NMEALog: Sendable, Hashable {
     // MARK: - Text
 
     /// The time of epoch `index`.
-    func time(ofEpoch index: Int) -> Timestamp {
+    package func time(ofEpoch index: Int) -> Timestamp {
         Timestamp(seconds: start.seconds + Int64(index), nanoseconds: start.nanoseconds)
     }
 
     /// The sentences of epoch `index`, each `$…*HH\r\n`.
-    func sentences(ofEpoch index: Int) -> [String] {
+    package func sentences(ofEpoch index: Int) -> [String] {
         let epoch = epochs[index]
         let iso = time(ofEpoch: index).iso8601  // 2026-03-01T10:00:00.000Z
         let chars = Array(iso)
@@ -176,21 +176,21 @@ struct NMEALog: Sendable, Hashable {
     }
 
     /// How many sentences (gpsfake packets) epoch `index` has.
-    func sentenceCount(ofEpoch index: Int) -> Int { sentences(ofEpoch: index).count }
+    package func sentenceCount(ofEpoch index: Int) -> Int { sentences(ofEpoch: index).count }
 
     /// The whole log, with a leading comment (gpsfake skips comments).
-    var text: String {
+    package var text: String {
         "# loctrack end-to-end test log: \(epochs.count) epochs from \(start.iso8601)\r\n"
             + epochs.indices.flatMap { sentences(ofEpoch: $0) }.joined()
     }
 
     /// Writes the log to `url`.
-    func write(to url: URL) throws {
+    package func write(to url: URL) throws {
         try Data(text.utf8).write(to: url)
     }
 
     /// Writes the log to a new file in a new temporary directory and returns its URL.
-    func writeToTemporaryFile(named name: String = "generated.log") throws -> URL {
+    package func writeToTemporaryFile(named name: String = "generated.log") throws -> URL {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("loctrack-nmea-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -200,13 +200,13 @@ struct NMEALog: Sendable, Hashable {
     }
 
     /// `$BODY*HH\r\n` with the XOR checksum of BODY.
-    static func sentence(_ body: String) -> String {
+    package static func sentence(_ body: String) -> String {
         let checksum = body.utf8.reduce(UInt8(0)) { $0 ^ $1 }
         return "$" + body + "*" + String(format: "%02X", checksum) + "\r\n"
     }
 
     /// `ddmm.mmmmm` (or `dddmm.mmmmm`) for a magnitude in micro-degrees: exact, since 1e-6° = 6e-5′.
-    static func degreesMinutes(_ microdegrees: Int64, degreeDigits: Int) -> String {
+    package static func degreesMinutes(_ microdegrees: Int64, degreeDigits: Int) -> String {
         let magnitude = abs(microdegrees)
         let degrees = magnitude / 1_000_000
         let minutesHundredThousandths = (magnitude % 1_000_000) * 6
@@ -215,7 +215,7 @@ struct NMEALog: Sendable, Hashable {
         return String(format: "%0\(degreeDigits)lld%02lld.%05lld", degrees, minutes, fraction)
     }
 
-    static func tenths(_ value: Int64) -> String {
+    package static func tenths(_ value: Int64) -> String {
         let sign = value < 0 ? "-" : ""
         return "\(sign)\(abs(value) / 10).\(abs(value) % 10)"
     }
@@ -225,7 +225,7 @@ struct NMEALog: Sendable, Hashable {
 
 extension NMEALog.Epoch {
     /// The receiver's mode, or `nil` without a fix; gpsd's can differ, see ``NMEALog/expectedMode(ofEpoch:)``.
-    var receiverMode: Fix.Mode? {
+    package var receiverMode: Fix.Mode? {
         switch quality {
         case .noFix: nil
         case .twoD: .twoD
@@ -233,13 +233,13 @@ extension NMEALog.Epoch {
         }
     }
 
-    var expectedStatus: Fix.Status { dgps ? .dgps : .gps }
+    package var expectedStatus: Fix.Status { dgps ? .dgps : .gps }
     /// `lat`: exact, see ``NMEALog``.
-    var expectedLatitude: Double { Double(latitudeMicrodegrees) / 1e6 }
-    var expectedLongitude: Double { Double(longitudeMicrodegrees) / 1e6 }
+    package var expectedLatitude: Double { Double(latitudeMicrodegrees) / 1e6 }
+    package var expectedLongitude: Double { Double(longitudeMicrodegrees) / 1e6 }
     /// `speed` in m/s: knots × 1852/3600, printed by gpsd with 3 decimals (never a tie for tenths of knots).
-    var expectedSpeed: Double { (Double(speedKnotsTenths) * 185.2 / 3.6).rounded() / 1000 }
-    var expectedTrack: Double { Double(trackTenths) / 10 }
+    package var expectedSpeed: Double { (Double(speedKnotsTenths) * 185.2 / 3.6).rounded() / 1000 }
+    package var expectedTrack: Double { Double(trackTenths) / 10 }
 }
 
 extension NMEALog {
@@ -247,7 +247,7 @@ extension NMEALog {
     ///
     /// gpsd 3.22 reports the first 2D epoch after a 3D one as mode 3 (without
     /// altitude); the next 2D epoch is mode 2.
-    func expectedMode(ofEpoch index: Int) -> Fix.Mode? {
+    package func expectedMode(ofEpoch index: Int) -> Fix.Mode? {
         guard let mode = epochs[index].receiverMode else { return nil }
         if !sentences.contains(.gga) { return .twoD }  // RMC has no altitude
         if mode == .twoD, index > 0, epochs[index - 1].quality == .threeD { return .threeD }
@@ -255,44 +255,44 @@ extension NMEALog {
     }
 
     /// Whether gpsd gets an altitude for epoch `index` (a 3D epoch with GGA).
-    func hasAltitude(epoch index: Int) -> Bool {
+    package func hasAltitude(epoch index: Int) -> Bool {
         sentences.contains(.gga) && epochs[index].quality == .threeD
     }
 
     /// `altMSL`, when the epoch has an altitude.
-    func expectedAltitudeMSL(ofEpoch index: Int) -> Double? {
+    package func expectedAltitudeMSL(ofEpoch index: Int) -> Double? {
         hasAltitude(epoch: index) ? Double(epochs[index].altitudeMSLTenths) / 10 : nil
     }
 
     /// `altHAE` = MSL + geoid separation, when the epoch has an altitude.
-    func expectedAltitudeHAE(ofEpoch index: Int) -> Double? {
+    package func expectedAltitudeHAE(ofEpoch index: Int) -> Double? {
         hasAltitude(epoch: index) ? Double(epochs[index].altitudeMSLTenths + epochs[index].geoidSeparationTenths) / 10 : nil
     }
 
     /// `geoidSep` from GGA, when the epoch has an altitude.
-    func expectedGeoidSeparation(ofEpoch index: Int) -> Double? {
+    package func expectedGeoidSeparation(ofEpoch index: Int) -> Double? {
         hasAltitude(epoch: index) ? Double(epochs[index].geoidSeparationTenths) / 10 : nil
     }
 
     /// gpsd's `eph` for epoch `index`: HDOP × 19 m, or × 4.75 m for DGPS (RMC mode `D`); none without GSA.
-    func expectedHorizontalError(ofEpoch index: Int) -> Double? {
+    package func expectedHorizontalError(ofEpoch index: Int) -> Double? {
         guard sentences.contains(.gsa), epochs[index].quality != .noFix else { return nil }
         return Double(epochs[index].hdopTenths * (epochs[index].dgps ? 475 : 1_900)) / 1_000
     }
 
     /// gpsd's `epv` for a 3D epoch: VDOP × 23 m, or × 5.75 m for DGPS; none without GSA.
     /// (For 2D epochs gpsd sometimes repeats an old `epv`: not predicted.)
-    func expectedVerticalError(ofEpoch index: Int) -> Double? {
+    package func expectedVerticalError(ofEpoch index: Int) -> Double? {
         guard sentences.contains(.gsa), hasAltitude(epoch: index) else { return nil }
         return Double(epochs[index].vdopTenths * (epochs[index].dgps ? 575 : 2_300)) / 1_000
     }
 
     /// gpsd's `sep` (spherical error): PDOP × 19 m, or × 4.75 m for DGPS; none without GSA.
-    func expectedSphericalError(ofEpoch index: Int) -> Double? {
+    package func expectedSphericalError(ofEpoch index: Int) -> Double? {
         guard sentences.contains(.gsa), epochs[index].quality != .noFix else { return nil }
         return Double(epochs[index].pdopTenths * (epochs[index].dgps ? 475 : 1_900)) / 1_000
     }
 
     /// The indexes of the epochs that make a fix (2D or 3D).
-    var fixEpochIndexes: [Int] { epochs.indices.filter { epochs[$0].quality != .noFix } }
+    package var fixEpochIndexes: [Int] { epochs.indices.filter { epochs[$0].quality != .noFix } }
 }

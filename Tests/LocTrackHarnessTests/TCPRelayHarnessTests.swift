@@ -1,12 +1,13 @@
 import Glibc
 import LocTrack
+import LocTrackTestSupport
 import Testing
 
 /// The ``TCPRelay`` harness itself, with plain loopback sockets on both sides: what the
 /// network-drop tests rely on (bytes pass both ways; a cut resets both ends and the next
 /// connection works; a blackhole holds bytes back without closing; a refused connection
 /// is reset) is checked here without a broker or loctrack.
-@Suite("TCP relay harness: a network a test can break", .serialized)  // its waits block a thread: one at a time
+@Suite("TCP relay harness: a network a test can break", .serialized, .timeLimit(.minutes(1)))  // its waits block a thread: one at a time
 struct TCPRelayHarnessTests {
     @Test("given a relay to a server when a client sends and the server answers then each side gets the other's bytes", .timeLimit(.minutes(1)))
     func bytesPassBothWays() async throws {

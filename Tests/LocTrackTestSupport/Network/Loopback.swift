@@ -1,10 +1,10 @@
 import Glibc
 
-/// Plain TCP sockets on 127.0.0.1, for ``TCPRelay`` and its tests.
-enum Loopback {
+/// Plain TCP sockets on 127.0.0.1: free ports, probes, and the sockets of ``TCPRelay`` and its tests.
+package enum Loopback {
     /// A non-blocking socket listening on 127.0.0.1 on a port of its own (bound to port 0:
     /// no other test can take it between choosing and binding).
-    static func listen() throws -> (descriptor: Int32, port: Int) {
+    package static func listen() throws -> (descriptor: Int32, port: Int) {
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         var address = address(port: 0)
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
@@ -22,7 +22,7 @@ enum Loopback {
     }
 
     /// A blocking connect to 127.0.0.1:`port` (it succeeds or is refused at once); nil when refused.
-    static func connect(port: Int) -> Int32? {
+    package static func connect(port: Int) -> Int32? {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { return nil }
         var address = address(port: port)
@@ -33,8 +33,22 @@ enum Loopback {
         return connected ? fd : nil
     }
 
+    /// Whether something accepts connections on 127.0.0.1:`port` now.
+    package static func canConnect(port: Int) -> Bool {
+        guard let fd = connect(port: port) else { return false }
+        close(fd)
+        return true
+    }
+
+    /// A TCP port nothing listens on right now (bound to port 0, read back, closed).
+    package static func freePort() throws -> Int {
+        let (fd, port) = try listen()
+        close(fd)
+        return port
+    }
+
     /// Closes `fd` with an RST instead of a FIN (SO_LINGER on, timeout 0): unsent and unread bytes are discarded.
-    static func reset(_ fd: Int32) {
+    package static func reset(_ fd: Int32) {
         var option = linger(l_onoff: 1, l_linger: 0)
         _ = setsockopt(fd, SOL_SOCKET, SO_LINGER, &option, socklen_t(MemoryLayout<linger>.size))
         close(fd)

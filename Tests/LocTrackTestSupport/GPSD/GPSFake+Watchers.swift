@@ -1,0 +1,95 @@
+import Foundation
+
+/// Waiting for clients (loctrack processes, library sessions) to watch gpsd.
+extension GPSFake {
+    /// Waits until `count` clients watch and gpsd has opened and probed `devices`
+    /// (all by default): what is fed from now on reaches those clients.
+    ///
+    /// gpsd logs (at `-D 3`) `SER: opening … at '/dev/pts/N'`, then about a second of
+    /// probing, then `gpsd_activate(…): activated GPS`; data written to the pty
+    /// before that is thrown away. Normally a client's `?WATCH` triggers the open;
+    /// a client that watched before gpsfake added the device (a reconnecting one)
+    /// triggers it when the device is added.
+    package func waitForWatchers(_ count: Int = 1, devices required: [String]? = nil, timeout: Duration = .seconds(20)) async throws {
+        let required = Set(required ?? devices)
+        try await waitUntil(timeout: timeout, "\(count) watcher(s) and \(required.sorted()) activated; gpsd log:\n\(logTail)") {
+            try checkAlive()
+            let log = gpsdLog
+            return Self.watchingClients(in: log).count >= count && required.isSubset(of: Self.activatedDevices(in: log))
+        }
+    }
+
+    /// The clients that sent `?WATCH={"enable":true…}`.
+    package static func watchingClients(in log: [String]) -> Set<Int> {
+        Set(log.compactMap { line -> Int? in
+            guard let arrow = line.range(of: "<= client("), line.contains("?WATCH="), line.contains("\"enable\":true"),
+                  let close = line[arrow.upperBound...].firstIndex(of: ")")
+            else { return nil }
+            return Int(line[arrow.upperBound..<close])
+        })
+    }
+
+    /// The devices gpsd has opened and finished probing.
+    package static func activatedDevices(in log: [String]) -> Set<String> {
+        var activated = Set<String>()
+        var opening: String?
+        for line in log {
+            if line.contains("SER: opening"), let at = line.range(of: " at '"),
+               let end = line[at.upperBound...].firstIndex(of: "'") {
+                opening = String(line[at.upperBound..<end])
+            } else if line.contains("activated GPS"), let device = opening {
+                activated.insert(device)
+                opening = nil
+            }
+        }
+        return activated
+    }
+
+    /// Waits until each of `processes` watches gpsd and gpsd has opened the devices, like
+    /// ``waitForWatchers(_:devices:timeout:)``, but fails at once, with its stderr, when one
+    /// of them ends first (a refused option, a refused login).
+    package func waitForWatchers(_ processes: [ChildProcess], timeout: Duration = .seconds(20)) async throws {
+        try await waitUntil(timeout: timeout, "\(processes.count) watcher(s); gpsd log:\n\(logTail)") {
+            for process in processes {
+                if let ended = process.pollTermination() {
+                    throw HarnessError("loctrack ended (\(ended)) before watching gpsd; stderr:\n\(process.stderr?.text ?? "")")
+                }
+            }
+            return devicesOpen(forWatchers: processes.count)
+        }
+    }
+
+    /// Waits until `process` watches gpsd (and gpsd has opened the devices) and then feeds
+    /// the whole log, or until `process` ended first (e.g. it gave up on the broker before
+    /// it asked gpsd for anything): returns whether it fed.
+    @discardableResult
+    package func feedAllOnceWatched(by process: ChildProcess, timeout: Duration = .seconds(20)) async throws -> Bool {
+        try await waitUntil(timeout: timeout, "loctrack to watch gpsd or end; gpsd log:\n\(logTail)") {
+            process.pollTermination() != nil || devicesOpen(forWatchers: 1)
+        }
+        guard process.pollTermination() == nil else { return false }
+        feedAll()
+        return true
+    }
+
+    /// Whether at least `count` clients watch and gpsd has opened and probed every device.
+    private func devicesOpen(forWatchers count: Int) -> Bool {
+        let log = gpsdLog
+        return Self.watchingClients(in: log).count >= count && Set(devices).isSubset(of: Self.activatedDevices(in: log))
+    }
+}
+
+
+extension GPSFake {
+    /// Waits until gpsd has had `number` watch requests in all, failing at once with its
+    /// stderr when `process` ends first. For a client restarted again and again: gpsd
+    /// reuses a closed client's number, so requests are counted, not clients.
+    package func waitForWatchRequests(_ number: Int, by process: ChildProcess, timeout: Duration = .seconds(20)) async throws {
+        try await waitUntil(timeout: timeout, "watch request \(number); gpsd log:\n\(logTail)") {
+            if let ended = process.pollTermination() {
+                throw HarnessError("loctrack ended (\(ended)) before watching gpsd; stderr:\n\(process.stderr?.text ?? "")")
+            }
+            return gpsdLog.filter { $0.contains("<= client(") && $0.contains("?WATCH=") && $0.contains("\"enable\":true") }.count >= number
+        }
+    }
+}

@@ -1,0 +1,5 @@
+
+package struct HarnessError: Error, CustomStringConvertible {
+    package let description: String
+    package init(_ description: String) { self.description = description }
+}
