@@ -80,8 +80,9 @@ struct MonitorRunCommand {
         session.finish()
         await inputs.stop()
         let outcomes = await shutdown.finish(sinks)
-        // Every sink finished well: all it was given has arrived.
-        if outcomes.allSatisfy({ $0 == .done }) { await monitor.confirmDelivery(through: delivery.lastSentSequence) }
+        // What the sinks finished writing (a closed stdout or a failed sink settles less).
+        delivery.settle()
+        await monitor.confirmDelivery(through: delivery.settledSequence)
         do {
             try await monitor.saveConfirmations()
         } catch {
@@ -119,7 +120,6 @@ struct EventDelivery {
     /// (an event without a line in this format is settled with the lines before it).
     private var sent: [(sequence: Int, linesThrough: Int)] = []
     private var linesGiven = 0
-    private(set) var lastSentSequence = 0
     /// The newest event every sink has for good.
     private(set) var settledSequence = 0
 
@@ -144,7 +144,6 @@ struct EventDelivery {
                 linesGiven += 1
             }
             sent.append((delivery.sequence, linesGiven))
-            lastSentSequence = delivery.sequence
         }
         var open = true
         for index in destinations.indices {
@@ -156,7 +155,7 @@ struct EventDelivery {
     }
 
     /// Moves ``settledSequence`` past every event whose lines all sinks have settled.
-    private mutating func settle() {
+    mutating func settle() {
         let settledLines = destinations.map(\.sink.settledLines).min() ?? linesGiven
         var settled = 0
         while settled < sent.count, sent[settled].linesThrough <= settledLines { settled += 1 }

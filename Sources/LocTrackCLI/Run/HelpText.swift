@@ -17,8 +17,8 @@ enum HelpText {
         Usage:
           loctrack stream [--min-accuracy METERS] [--min-distance METERS] [--interval SECONDS]
                           [--count N] [--duration SECONDS] [--format FORMAT] [--tid XX] [--no-reconnect] [--verbose]
-                          [--publish mqtt[s]://[USER@]HOST[:PORT]/TOPIC [PUBLISH OPTIONS]]
-                  [--output PATH [--sync SECONDS]] [SOURCE]
+                          [--publish mqtt[s]://[USER@]HOST[:PORT]/TOPIC [PUBLISH OPTIONS]]...
+                          [--output PATH]... [--sync SECONDS] [SOURCE]
           loctrack once   [--min-accuracy METERS] [--timeout SECONDS] [--max-age SECONDS] [--format FORMAT] [--tid XX]
                           [--verbose] [SOURCE]
           loctrack monitor add|remove|list|run …   (see 'loctrack help monitor')
@@ -163,7 +163,9 @@ enum HelpText {
           -v, --verbose          report every connection event on stderr
           -o, --output PATH      run: write the events to files (as stream --output;
                                  with --publish too, and each repeatable: see stream)
-          --sync SECONDS         with --output: fdatasync at most every SECONDS (default 10)
+          --sync SECONDS         with --output: fdatasync at most every SECONDS (default 0:
+                                 each batch of events, so each is confirmed
+                                 delivered once its file is on disk)
           -h, --help             this help
 
         \(publishing(topic: "TOPIC/event", trackerIDNote: ")"))
