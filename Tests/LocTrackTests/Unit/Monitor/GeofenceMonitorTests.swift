@@ -7,15 +7,9 @@ import Testing
 struct GeofenceMonitorTests {
     typealias F = GeofenceFixtures
 
-    private func withDirectory(_ body: (String) async throws -> Void) async throws {
-        let root = try MonitorStoreTests.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: root) }
-        try await body(root)
-    }
-
     @Test("given a monitor open when the same name is opened again in this process then alreadyOpen; once released it opens")
     func oneOpenPerName() async throws {
-        try await withDirectory { root in
+        try MonitorStoreTests.withTemporaryDirectory { root in
             var first: GeofenceMonitor? = try GeofenceMonitor(named: "car", directory: root)
             #expect(throws: GeofenceError.alreadyOpen("car")) { try GeofenceMonitor(named: "car", directory: root) }
             _ = try GeofenceMonitor(named: "boat", directory: root)
@@ -27,7 +21,7 @@ struct GeofenceMonitorTests {
 
     @Test("given conditions added when fixes are processed then events come back, records follow, and a reopened monitor repeats none")
     func processAndRestore() async throws {
-        try await withDirectory { root in
+        try await MonitorStoreTests.withTemporaryDirectory { root in
             do {
                 let monitor = try GeofenceMonitor(named: "m", directory: root)
                 try await monitor.add(F.circle(radius: 100), identifier: "home")
@@ -57,7 +51,7 @@ struct GeofenceMonitorTests {
 
     @Test("given an identifier with a control character or none when added then invalidIdentifier and nothing is stored")
     func invalidIdentifiers() async throws {
-        try await withDirectory { root in
+        try await MonitorStoreTests.withTemporaryDirectory { root in
             let monitor = try GeofenceMonitor(named: "m", directory: root)
             await #expect(throws: GeofenceError.invalidIdentifier("")) { try await monitor.add(F.circle(radius: 10), identifier: "") }
             await #expect(throws: GeofenceError.invalidIdentifier("a\nb")) { try await monitor.add(F.circle(radius: 10), identifier: "a\nb") }
@@ -68,7 +62,7 @@ struct GeofenceMonitorTests {
 
     @Test("given a dwell of 10 s when the receiver enters then the event comes with the fix 10 s later")
     func dwell() async throws {
-        try await withDirectory { root in
+        try await MonitorStoreTests.withTemporaryDirectory { root in
             let monitor = try GeofenceMonitor(named: "m", directory: root, dwell: .seconds(10))
             try await monitor.add(F.circle(radius: 100), identifier: "home", assuming: .unsatisfied)
             var events: [GeofenceEvent] = []

@@ -10,19 +10,13 @@ import Testing
 struct MonitorOutboxTests {
     typealias F = GeofenceFixtures
 
-    private func withDirectory(_ body: (String) async throws -> Void) async throws {
-        let root = try MonitorStoreTests.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: root) }
-        try await body(root)
-    }
-
     private static func names(_ deliveries: [GeofenceDelivery]) -> [String] {
         deliveries.map { "\($0.sequence) \($0.event.identifier):\($0.event.previousState)->\($0.event.state)" }
     }
 
     @Test("given decided events not confirmed when the monitor is reopened (a crash) then they are undelivered, in order, once per run")
     func unconfirmedAreRedelivered() async throws {
-        try await withDirectory { root in
+        try await MonitorStoreTests.withTemporaryDirectory { root in
             do {
                 let monitor = try GeofenceMonitor(named: "m", directory: root)
                 try await monitor.add([("home", F.circle(radius: 100)), ("far", F.circle(radius: 50, north: 5000))])
@@ -45,7 +39,7 @@ struct MonitorOutboxTests {
 
     @Test("given deliveries confirmed and saved when the monitor is reopened then nothing is undelivered but what came after")
     func confirmedStayDelivered() async throws {
-        try await withDirectory { root in
+        try await MonitorStoreTests.withTemporaryDirectory { root in
             do {
                 let monitor = try GeofenceMonitor(named: "m", directory: root)
                 try await monitor.add(F.circle(radius: 100), identifier: "home")
@@ -61,7 +55,7 @@ struct MonitorOutboxTests {
 
     @Test("given confirmations when the next decision is saved then they ride on its journal line, and a whole write drops the entries")
     func confirmationsRideOnSaves() async throws {
-        try await withDirectory { root in
+        try await MonitorStoreTests.withTemporaryDirectory { root in
             let monitor = try GeofenceMonitor(named: "m", directory: root)
             try await monitor.add(F.circle(radius: 100), identifier: "home")
             _ = try await monitor.decide([.fix(F.fix(north: 0, second: 0))])
@@ -88,7 +82,7 @@ struct MonitorOutboxTests {
 
     @Test("given a region removed by another process while inside when the monitor picks it up then its unmonitored event says it was satisfied and is in the outbox of the same write")
     func removalWhileInside() async throws {
-        try await withDirectory { root in
+        try await MonitorStoreTests.withTemporaryDirectory { root in
             do {
                 let monitor = try GeofenceMonitor(named: "m", directory: root)
                 try await monitor.add(F.circle(radius: 100), identifier: "home")
@@ -132,7 +126,7 @@ struct MonitorOutboxTests {
 
     @Test("given events handed out by process when process is called again then the earlier ones are confirmed")
     func processConfirmsThePrevious() async throws {
-        try await withDirectory { root in
+        try await MonitorStoreTests.withTemporaryDirectory { root in
             do {
                 let monitor = try GeofenceMonitor(named: "m", directory: root)
                 try await monitor.add(F.circle(radius: 100), identifier: "home")
@@ -146,7 +140,7 @@ struct MonitorOutboxTests {
 
     @Test("given a region added by another process with --assume inside when the running monitor picks it up and the fixes are outside then its leave comes, after satisfied")
     func assumedInsideGetsItsLeave() async throws {
-        try await withDirectory { root in
+        try await MonitorStoreTests.withTemporaryDirectory { root in
             let monitor = try GeofenceMonitor(named: "m", directory: root)
             try await monitor.add(F.circle(radius: 100, north: 5000), identifier: "far")
             _ = try await monitor.decide([.fix(F.fix(north: 500, second: 0))])

@@ -25,6 +25,13 @@ struct MonitorStoreTests {
         try body(root)
     }
 
+    /// The same for an async `body` (the monitor's tests).
+    static func withTemporaryDirectory(_ body: (String) async throws -> Void) async throws {
+        let root = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try await body(root)
+    }
+
     static func circle(_ radius: Double = 100) throws(GeofenceError) -> GeofenceCondition {
         try .circle(center: GeoPoint(latitude: 52.5, longitude: 13.4), radius: radius)
     }
