@@ -19,6 +19,9 @@ package enum GPSDCommand {
     /// control characters escaped). loctrack's one JSON escaper: also used for its output
     /// lines and, through `JSONValue.serialized`, the monitor's state file.
     package static func jsonEscaped(_ text: String) -> String {
+        // Device paths, names and ids need no escaping: the text as it is, with no copy
+        // (the line encoder calls this for every fix's device).
+        if !text.utf8.contains(where: { $0 == 0x22 || $0 == 0x5C || $0 < 0x20 }) { return text }
         var escaped = ""
         escaped.reserveCapacity(text.utf8.count)
         for scalar in text.unicodeScalars {
