@@ -23,8 +23,8 @@
 #   make faults           fault injection (make faults-long: plus a 1,000,000-fix run)
 #   make kills            monitor run killed 200 times, stream recording and publishing 100
 #                         times: nothing lost (the SIGKILL tests of make test, full counts)
-#   make bench            loctrack against the C libgps client, gpspipe, gpspipe | jq and
-#                         python's gps client (make bench-smoke: toy sizes, for CI)
+#   make bench            loctrack against the C libgps client, its Swift port, gpspipe,
+#                         gpspipe | jq and python's gps client (make bench-smoke: toy sizes, for CI)
 #   Each is described with its variables further down.
 #
 # Longer shell logic lives in scripts/, not here.
@@ -158,12 +158,13 @@ conformance: build
 	LOCTRACK='$(LOCTRACK)' $(if $(GPSD_LOGS),GPSD_LOGS='$(GPSD_LOGS)') $(PYTHON) scripts/quirks.py
 
 # ---------------------------------------------------------------------------
-# bench: loctrack against a C libgps client, `gpspipe -w`, `gpspipe -w | jq -c .` and
-# gpsd's Python client (Benchmarks/run.py, docs/performance.md)
+# bench: loctrack against a C libgps client, its Swift port, `gpspipe -w`, `gpspipe -w | jq -c .`
+# and gpsd's Python client (Benchmarks/run.py, docs/performance.md)
 #
 #   make bench           release build of loctrack (the one in .build), the C reference
-#                        client and the flood gpsd emulator (scripts/support/flood_gpsd.c;
-#                        both built into Benchmarks/bin), GNU time, jq
+#                        client, its Swift port (Benchmarks/swift-client/, a package of its own)
+#                        and the flood gpsd emulator (scripts/support/flood_gpsd.c;
+#                        all three built into Benchmarks/bin), GNU time, jq
 #                        and python3-gps when missing (apt-get), then the full benchmark
 #                        (about 13 minutes on 2 cores): flood-tpv and flood-sky, steady
 #                        1 Hz / 10 Hz, latency, idle, `once` on a warm and on a cold gpsd,
@@ -187,6 +188,9 @@ BENCH_BIN := Benchmarks/bin
 # helpers the test tools share (scripts/support/, beside its Python stand-in, the scripted gpsd).
 FLOOD_GPSD_SRC := scripts/support/flood_gpsd.c
 BENCH_SCRATCH := .build
+# The C client's Swift port: a package of its own (not a product of loctrack's, so `swift build`
+# and `make test` never build it), built with the same flags as loctrack.
+SWIFT_CLIENT_DIR := Benchmarks/swift-client
 BENCH_LOCTRACK := $(BENCH_SCRATCH)/release/loctrack
 # Any C compiler: cc, else gcc, else the clang that ships with the Swift toolchain.
 BENCH_CC ?= $(shell command -v cc 2>/dev/null || command -v gcc 2>/dev/null || echo $(patsubst %/,%,$(dir $(SWIFT)))/clang)
@@ -200,6 +204,9 @@ bench-build: deps
 	$(BENCH_CC) $(BENCH_CFLAGS) -o $(BENCH_BIN)/flood_gpsd $(FLOOD_GPSD_SRC)
 	$(BENCH_CC) $(BENCH_CFLAGS) -o $(BENCH_BIN)/gpsclient Benchmarks/c-client/gpsclient.c \
 		$$(pkg-config --cflags --libs libgps 2>/dev/null || echo -lgps) -lm
+	$(SWIFT) build -c release --package-path $(SWIFT_CLIENT_DIR) --scratch-path $(SWIFT_CLIENT_DIR)/.build \
+		$(SWIFT_BUILD_FLAGS)
+	cp $(SWIFT_CLIENT_DIR)/.build/release/gpsclient-swift $(BENCH_BIN)/gpsclient-swift
 
 # GNU time (exact peak RSS), jq and python3-gps (two of the clients), only when missing.
 bench-tools:

@@ -7,8 +7,8 @@ client (computed round by round, then the median taken) and the issue's targets.
 standard library only; Linux only (/proc, pidfd). The parts live in Benchmarks/bench/.
 
 Clients (bench/clients.py): loctrack (`stream --format json`, `once`), the C libgps client
-(Benchmarks/c-client/gpsclient.c), `gpspipe -w`, the pipeline `gpspipe -w | jq -c .`, and
-gpsd's Python module (Benchmarks/python-client/gps_client.py, Debian's python3-gps). A
+(Benchmarks/c-client/gpsclient.c), its Swift port (Benchmarks/swift-client/), `gpspipe -w`,
+the pipeline `gpspipe -w | jq -c .`, and gpsd's Python module (Benchmarks/python-client/gps_client.py, Debian's python3-gps). A
 client whose tool is not installed is left out with a note.
 
 Workloads:
@@ -109,6 +109,7 @@ def options():
                                                              os.path.join(ROOT, ".build/release/loctrack")))
     parser.add_argument("--emulator", default=os.path.join(BIN, "flood_gpsd"))
     parser.add_argument("--c-client", default=os.path.join(BIN, "gpsclient"))
+    parser.add_argument("--swift-client", default=os.path.join(BIN, "gpsclient-swift"))
     parser.add_argument("--python", default=None, help="interpreter with gpsd's `gps` module "
                                                        "(default: /usr/bin/python3, else python3)")
     parser.add_argument("--output", default=None, help="markdown table (default Benchmarks/results/latest.md; "
@@ -146,7 +147,7 @@ def options():
 
 def missing_tools(opts) -> list[str]:
     missing = [f"{path} (run `make bench`, which builds everything first)"
-               for path in (opts.emulator, opts.c_client, opts.loctrack) if not os.access(path, os.X_OK)]
+               for path in (opts.emulator, opts.c_client, opts.swift_client, opts.loctrack) if not os.access(path, os.X_OK)]
     if not shutil.which("gpspipe"):
         missing.append("gpspipe (Debian package gpsd-clients)")
     if not (shutil.which("gpsd") or os.access("/usr/sbin/gpsd", os.X_OK)):

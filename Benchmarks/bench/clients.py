@@ -2,11 +2,13 @@
 
   loctrack               `loctrack stream --format json` / `loctrack once`
   C client               Benchmarks/c-client/gpsclient.c: libgps as it is meant to be used
+  Swift port             Benchmarks/swift-client/: the C client ported to Swift line for line
+                         (gps_waiting / gps_read on one thread, vprintf through withVaList)
   gpspipe -w             gpsd's raw copier: no parsing, the cost of the socket and the pipe
   gpspipe -w | jq -c .   the shell pipeline people write: every report parsed and printed by jq
   python gps             Benchmarks/python-client/gps_client.py on gpsd's own Python module
 
-The first four print gpsd-style JSON lines (gpspipe and jq: every report, TPV among
+The first five print gpsd-style JSON lines (gpspipe and jq: every report, TPV among
 them); the Python client prints "TIME LAT LON" per fix.
 """
 
@@ -23,9 +25,9 @@ from .findings import log, note
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PYTHON_CLIENT = os.path.join(HERE, "python-client", "gps_client.py")
 
-LOCTRACK, C_CLIENT, GPSPIPE, JQ, PYTHON = ("loctrack", "C client", "gpspipe -w", "gpspipe -w | jq -c .",
-                                           "python gps")
-ALL = (LOCTRACK, C_CLIENT, GPSPIPE, JQ, PYTHON)
+LOCTRACK, C_CLIENT, SWIFT_PORT, GPSPIPE, JQ, PYTHON = ("loctrack", "C client", "Swift port", "gpspipe -w",
+                                                       "gpspipe -w | jq -c .", "python gps")
+ALL = (LOCTRACK, C_CLIENT, SWIFT_PORT, GPSPIPE, JQ, PYTHON)
 TPV_START = b'{"class":"TPV"'
 TIME_RE = re.compile(rb'"time":"([^"]+)"')
 
@@ -83,6 +85,8 @@ def make_clients(opts) -> dict:
                           "{source}"], exit_code=69),
         C_CLIENT: Client(C_CLIENT, [[opts.c_client, "{source}"]], [opts.c_client, "--once", "{source}"],
                          exit_code=0),
+        SWIFT_PORT: Client(SWIFT_PORT, [[opts.swift_client, "{source}"]], [opts.swift_client, "--once", "{source}"],
+                           exit_code=0),
         # gpspipe prints VERSION, DEVICES and WATCH, then the first report: 4 lines.
         GPSPIPE: Client(GPSPIPE, [["gpspipe", "-w", "{source}"]], ["gpspipe", "-w", "-n", "4", "{source}"]),
     }

@@ -15,7 +15,7 @@ import subprocess
 import time
 
 from . import procs
-from .clients import C_CLIENT, LOCTRACK, rotate
+from .clients import C_CLIENT, LOCTRACK, SWIFT_PORT, rotate
 from .findings import log, warn
 from .measure import MemoryPeak, run_measured, status_kb
 
@@ -69,9 +69,9 @@ def flood_run(opts, client, workload: str, workdir: str):
         procs.stop(emulator)
 
 
-def difference(loctrack_path: str, c_path: str):
-    """None when loctrack's output, less its `stationary` field, is the C client's byte for
-    byte; else where they first differ."""
+def difference(loctrack_path: str, c_path: str, name: str = LOCTRACK):
+    """None when `name`'s output (loctrack's less its `stationary` field) is the C client's
+    byte for byte; else where they first differ."""
     with open(loctrack_path, "rb") as a, open(c_path, "rb") as b:
         mine, reference = STATIONARY_RE.sub(b"", a.read()), b.read()
     if mine == reference:
@@ -79,7 +79,7 @@ def difference(loctrack_path: str, c_path: str):
     mine_lines, reference_lines = mine.splitlines(True), reference.splitlines(True)
     for number, (m, c) in enumerate(zip(mine_lines, reference_lines), 1):
         if m != c:
-            return f"line {number}: loctrack {m[:300]!r}, C client {c[:300]!r}"
+            return f"line {number}: {name} {m[:300]!r}, C client {c[:300]!r}"
     return f"{len(mine_lines)} lines against {len(reference_lines)}"
 
 
@@ -98,10 +98,11 @@ def run_floods(opts, clients: dict, workdir: str):
                     log(f"  round {r + 1} {name:21s} wall {m['wall']:7.3f} s  cpu/fix {m['cpu_us']:6.2f} us "
                         f"(user {m['user_us']:6.2f}, sys {m['sys_us']:6.2f})  rss {m['rss_mb'] or 0:5.1f} MB  private "
                         f"{m['private_mb'] or 0:5.2f} MB  fixes {m['fixes']}")
-            if result.get(LOCTRACK) and result.get(C_CLIENT):
-                found = difference(result[LOCTRACK]["out"], result[C_CLIENT]["out"])
-                if found:
-                    warn(f"{workload} round {r + 1}: loctrack's fixes differ from the C client's: {found}")
+            for name in (LOCTRACK, SWIFT_PORT):
+                if result.get(name) and result.get(C_CLIENT):
+                    found = difference(result[name]["out"], result[C_CLIENT]["out"], name)
+                    if found:
+                        warn(f"{workload} round {r + 1}: {name}'s fixes differ from the C client's: {found}")
             for m in result.values():
                 if m:
                     os.unlink(m.pop("out"))  # 100k lines per client and round: do not keep them

@@ -38,6 +38,17 @@ def thread_counters(pid: int):
     return counters
 
 
+def process_cpu_ticks(pid: int):
+    """utime + stime of the whole process (live and exited threads) in clock ticks, from
+    /proc/PID/stat; None when it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except (FileNotFoundError, ProcessLookupError):
+        return None
+    return int(fields[11]) + int(fields[12])  # fields 14 and 15 of proc(5), counted after the ")"
+
+
 class ThreadTally:
     """Context switches and CPU time of all of a process's threads over a window.
 

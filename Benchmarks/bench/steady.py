@@ -3,7 +3,9 @@ own paced emulator (TPV + SKY per epoch), spread evenly over the period so that 
 compete for a CPU at the same instant; which client gets which phase changes every round.
 
 Over a window that starts and ends half-way between epochs: CPU per second (all threads'
-schedstat run time), wakeups per fix (all threads' voluntary + nonvoluntary context
+schedstat run time, in ns; and, as a cross-check, the process's utime + stime from
+/proc/PID/stat, which counts exited threads too but in clock ticks: over 60 s at 0.1 ms/s,
+6 ms, less than a tick, so it needs long windows or many rounds), wakeups per fix (all threads' voluntary + nonvoluntary context
 switches, divided by the fixes printed in the window), and latency (the emulator's
 CLOCK_MONOTONIC just before the epoch's write(2), to the line's arrival on the client's
 stdout pipe, matched by the fix time). Idle: a watch that never gets a report, wakeups per
@@ -20,7 +22,7 @@ from . import procs
 from .clients import JQ, rotate
 from .findings import log, note, warn
 from .flood import start_emulator
-from .measure import ThreadTally, percentile
+from .measure import ThreadTally, percentile, process_cpu_ticks
 
 
 def steady_clients(clients: dict) -> list:
@@ -61,7 +63,7 @@ def run_paced(opts, clients: dict, workdir, rate: float, window_s: float, round_
             os.set_blocking(proc.stdout.fileno(), False)
             runs[name] = {"client": clients[name], "emulator": emulator, "proc": proc, "stamps": stamps,
                           "phase_ns": int(phase_ms * 1e6), "arrivals": [], "partial": b"", "window": [],
-                          "tally": ThreadTally(proc.pid), "result": None}
+                          "tally": ThreadTally(proc.pid), "result": None, "ticks": []}
         start = time.monotonic_ns()
         for run in runs.values():
             s0 = next_midpoint(start + int(warm_s * 1e9), period_ns, run["phase_ns"])
@@ -78,6 +80,7 @@ def run_paced(opts, clients: dict, workdir, rate: float, window_s: float, round_
                 if run["due"] and run["due"][0] <= now:
                     run["due"].pop(0)
                     run["window"].append(time.monotonic_ns())
+                    run["ticks"].append(process_cpu_ticks(run["proc"].pid))
                     if len(run["window"]) == 1:
                         tally.start()
                     else:
@@ -137,10 +140,13 @@ def window_figures(name, run, rate, epochs):
     latencies = [(t - stamp[when]) / 1e6 for t, when in in_window if when in stamp]
     seconds = (t1 - t0) / 1e9
     fixes = len(in_window)
+    ticks = run["ticks"][:2]
     figures = {
         "fixes": fixes,
         "expected": int(round(seconds * rate)),
         "cpu_ms_per_s": runtime / 1e6 / seconds,
+        "cpu_stat_ms_per_s": (ticks[1] - ticks[0]) * 1000 / os.sysconf("SC_CLK_TCK") / seconds
+        if len(ticks) == 2 and None not in ticks else None,
         "wakeups_per_fix": switches / fixes if fixes else None,
         "voluntary_per_fix": voluntary / fixes if fixes else None,
         "wakeups_per_s": switches / seconds,
@@ -170,7 +176,8 @@ def run_steady(opts, clients: dict, workdir):
             for name in names:
                 m = res.get(name)
                 if m:
-                    log(f"  round {r + 1} {name:10s} cpu {m['cpu_ms_per_s']:7.3f} ms/s  wakeups/fix "
+                    log(f"  round {r + 1} {name:10s} cpu {m['cpu_ms_per_s']:7.3f} ms/s (stat "
+                        f"{m['cpu_stat_ms_per_s'] if m['cpu_stat_ms_per_s'] is not None else float('nan'):.3f})  wakeups/fix "
                         f"{m['wakeups_per_fix'] or 0:.2f} (voluntary {m['voluntary_per_fix'] or 0:.2f})  latency "
                         f"p50 {m['p50_ms'] or 0:.3f} p99 {m['p99_ms'] or 0:.3f} ms  fixes {m['fixes']}  threads "
                         f"+{m['threads_born']}/-{m['threads_gone']}")

@@ -5,6 +5,9 @@ package enum JSONText {
     /// `text` as the inside of a JSON string literal (RFC 8259 §7: quote, backslash and the
     /// control characters escaped, nothing more).
     package static func escaped(_ text: String) -> String {
+        // Device paths, names and ids need no escaping: the text as it is, with no copy
+        // (the line encoder calls this for every fix's device).
+        if !text.utf8.contains(where: { $0 == 0x22 || $0 == 0x5C || $0 < 0x20 }) { return text }
         var escaped = ""
         escaped.reserveCapacity(text.utf8.count)
         for scalar in text.unicodeScalars {

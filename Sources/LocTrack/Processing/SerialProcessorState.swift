@@ -34,7 +34,7 @@ struct SerialProcessorState {
         case none, pause, resume, stop
     }
 
-    private(set) var subscribers: [UInt64: Subscriber] = [:]
+    private(set) var subscribers = SubscriberTable()
     private var nextID: UInt64 = 0
     /// How the reader ended, once it has; each consumer gets it after its queue.
     private var ending: Delivery?
@@ -66,9 +66,9 @@ struct SerialProcessorState {
 
     /// Takes one batch from the reader, in order; returns the consumers to resume.
     mutating func submit(_ batch: [ReaderEvent]) -> (resumptions: [(Waiter, Delivery)], reader: ReaderAction) {
-        // Mutated by key, with no copy of a subscriber or a view of the dictionary held:
+        // Mutated by key, with no copy of a subscriber or a view of the table held:
         // either would make every append copy a whole queue.
-        let ids = Array(subscribers.keys)
+        let ids = subscribers.ids
         for event in batch {
             switch event {
             case .fix(let fix):
@@ -90,7 +90,7 @@ struct SerialProcessorState {
             applyBufferingPolicy(to: id)
             if let resumption = takeDelivery(for: id) { resumptions.append(resumption) }
         }
-        guard !readerPaused, subscribers.values.contains(where: \.isBehind) else { return (resumptions, .none) }
+        guard !readerPaused, subscribers.contains(where: \.isBehind) else { return (resumptions, .none) }
         readerPaused = true
         return (resumptions, .pause)
     }
@@ -103,7 +103,7 @@ struct SerialProcessorState {
 
     private mutating func deliverPolled(_ fixes: [Fix], gpsdTime: Timestamp?) {
         let oldestFirst = fixes.sorted { $0.time < $1.time }
-        for id in Array(subscribers.keys) {
+        for id in subscribers.ids {
             guard let maximumAge = subscribers[id]?.awaitsPoll else { continue }
             subscribers[id]?.awaitsPoll = nil
             for fix in oldestFirst where Self.isFresh(fix, gpsdTime: gpsdTime, maximumAge: maximumAge) {
@@ -169,7 +169,7 @@ struct SerialProcessorState {
     }
 
     private mutating func resumeIfCaughtUp() -> ReaderAction {
-        guard readerPaused, subscribers.values.allSatisfy(\.hasCaughtUp) else { return .none }
+        guard readerPaused, subscribers.allSatisfy(\.hasCaughtUp) else { return .none }
         readerPaused = false
         return .resume
     }
@@ -180,6 +180,66 @@ struct SerialProcessorState {
         guard let gpsdTime else { return false }
         let age = gpsdTime.seconds(since: fix.time)
         return age >= -1 && age <= maximumAge.seconds
+    }
+}
+
+/// The consumers by id: a few entries in an array, searched linearly. A process has one
+/// to a handful of consumers, and the reader looks each one up for every batch: a
+/// dictionary would hash the id every time and bring its hashing and probing code into
+/// every wake-up (on a 1 Hz stream, code that must come back into the caches each time
+/// costs more than the work it does).
+struct SubscriberTable {
+    typealias Subscriber = SerialProcessorState.Subscriber
+
+    /// `subscriber` is nil only while ``subscript(_:)`` lends it out.
+    private var entries: [(id: UInt64, subscriber: Subscriber?)] = []
+
+    var count: Int { entries.count }
+    var isEmpty: Bool { entries.isEmpty }
+    /// The ids, oldest subscriber first.
+    var ids: [UInt64] { entries.map(\.id) }
+
+    subscript(id: UInt64) -> Subscriber? {
+        get {
+            guard let index = index(of: id) else { return nil }
+            return entries[index].subscriber
+        }
+        _modify {
+            if let index = index(of: id) {
+                // Moved out and back, never copied: a copy would make an append copy its queue.
+                var value: Subscriber? = nil
+                swap(&value, &entries[index].subscriber)
+                defer {
+                    if value != nil {
+                        swap(&value, &entries[index].subscriber)
+                    } else {
+                        entries.remove(at: index)
+                    }
+                }
+                yield &value
+            } else {
+                var value: Subscriber? = nil
+                defer { if let value { entries.append((id, value)) } }
+                yield &value
+            }
+        }
+    }
+
+    mutating func removeValue(forKey id: UInt64) -> Subscriber? {
+        guard let index = index(of: id) else { return nil }
+        return entries.remove(at: index).subscriber
+    }
+
+    func allSatisfy(_ predicate: (Subscriber) -> Bool) -> Bool {
+        entries.allSatisfy { $0.subscriber.map(predicate) ?? true }
+    }
+
+    func contains(where predicate: (Subscriber) -> Bool) -> Bool {
+        entries.contains { $0.subscriber.map(predicate) ?? false }
+    }
+
+    private func index(of id: UInt64) -> Int? {
+        entries.firstIndex { $0.id == id }
     }
 }
 
