@@ -2,6 +2,7 @@ import Glibc
 import LocTrack
 import LocTrackTestSupport
 import Testing
+import LocTrackSystem
 
 /// The ``TCPRelay`` harness itself, with plain loopback sockets on both sides: what the
 /// network-drop tests rely on (bytes pass both ways; a cut resets both ends and the next

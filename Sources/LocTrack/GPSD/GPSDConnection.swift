@@ -3,6 +3,7 @@
 // leaves this folder: callers see sockets, strings and `Fix` values.
 internal import CGPS
 import Glibc
+import LocTrackSystem
 
 /// Connects through libgps's `gps_open`: the transport of every real session.
 struct LibgpsConnector: GPSDConnector {

@@ -1,4 +1,5 @@
 import Glibc
+import LocTrackSystem
 
 /// Splits gpsd's byte stream into complete lines without ever spinning on a partial one.
 ///

@@ -1,4 +1,5 @@
 import Glibc
+import LocTrackSystem
 
 /// The reader thread's loop over one gpsd connection: poll, frame, hand lines on.
 ///

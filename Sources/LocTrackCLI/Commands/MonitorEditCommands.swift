@@ -1,6 +1,7 @@
 import Glibc
 import LocTrack
 import LocTrackMonitor
+import LocTrackSystem
 
 /// `loctrack monitor add`: one circle, or the regions of a GeoJSON file, in one write.
 struct MonitorAddCommand {

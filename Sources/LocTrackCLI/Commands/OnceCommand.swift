@@ -1,5 +1,6 @@
 import Glibc
 import LocTrack
+import LocTrackSystem
 
 /// `loctrack once`: the first fix that meets the bar, or exit 75 at the timeout.
 struct OnceCommand {

@@ -1,6 +1,7 @@
 import Glibc
 import LocTrack
 import Synchronization
+import LocTrackSystem
 
 /// Writes accepted lines to stdout without ever making the consumer of fixes wait on it.
 ///

@@ -1,5 +1,6 @@
 import Glibc
 import LocTrack
+import LocTrackSystem
 
 /// Writes whole lines to stdout with write(2): no stdio buffer, so a line is
 /// out the moment the fix is accepted and nothing is lost when a signal ends

@@ -1,6 +1,7 @@
 import Glibc
 import LocTrack
 import Synchronization
+import LocTrackSystem
 
 /// `--output`: hands each batch of ``RecordFrame``s to the track writer, a process of
 /// loctrack's own (``TrackWriter``; why a process is said there), through a pipe.

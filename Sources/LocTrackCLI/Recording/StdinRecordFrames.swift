@@ -1,5 +1,6 @@
 import Glibc
 import LocTrack
+import LocTrackSystem
 
 /// The track writer's stdin: `poll` until a deadline, `read` what the pipe holds, decode
 /// the whole frames (a frame's rest waits for the next read).

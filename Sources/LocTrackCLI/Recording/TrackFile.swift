@@ -1,5 +1,6 @@
 import Glibc
 import LocTrack
+import LocTrackSystem
 
 /// One track file being recorded (in the track writer's process): created or continued,
 /// locked against a second recorder, appended to in whole records, synced on request.

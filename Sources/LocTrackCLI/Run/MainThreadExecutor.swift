@@ -1,6 +1,7 @@
 import Glibc
 import LocTrack
 import Synchronization
+import LocTrackSystem
 
 /// Runs loctrack's async code on the main thread, which would otherwise only wait.
 ///

@@ -1,5 +1,6 @@
 import Glibc
 import LocTrack
+import LocTrackSystem
 
 /// Turns SIGINT and SIGTERM into a callback on a thread of its own.
 ///

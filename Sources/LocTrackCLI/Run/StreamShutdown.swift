@@ -2,6 +2,7 @@ import Glibc
 import LocTrack
 import LocTrackMonitor
 import Synchronization
+import LocTrackSystem
 
 /// How a command that runs until a signal ends (`stream`, `monitor run`): the first
 /// SIGINT/SIGTERM finishes the session, which lets the loop write what it has and

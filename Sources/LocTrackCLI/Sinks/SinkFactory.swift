@@ -1,6 +1,7 @@
 import Glibc
 import LocTrack
 import LocTrackMQTT
+import LocTrackSystem
 
 /// Starts the sinks a streaming command's options ask for: stdout when none is given,
 /// else one ``PublishingSink`` per `--publish` and one ``RecordingSink`` per `--output`.

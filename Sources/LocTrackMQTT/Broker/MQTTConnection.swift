@@ -1,6 +1,7 @@
 internal import CMosquitto
 import Glibc
 import LocTrack
+import LocTrackSystem
 
 /// One libmosquitto client, driven by the thread that owns it: the only code that calls
 /// libmosquitto, and the publisher's real ``MQTTTransport``. Not `Sendable`: it is made,

@@ -1,5 +1,6 @@
 import Glibc
 import LocTrack
+import LocTrackSystem
 
 /// What the options resolve with the process's environment and files.
 extension PublishOptions {

@@ -1,6 +1,7 @@
 import Glibc
 import LocTrack
 import Synchronization
+import LocTrackSystem
 
 /// The publisher's thread: a thin driver around ``PublisherStateMachine``. It feeds the
 /// machine what the transport, the wake-up pipe, the spool and the monotonic clock say,

@@ -1,6 +1,7 @@
 import Glibc
 import LocTrack
 import Synchronization
+import LocTrackSystem
 
 // The spool: every message loctrack publishes goes to disk here first, and leaves only
 // once the broker has it, so that nothing is lost when the broker or the network goes

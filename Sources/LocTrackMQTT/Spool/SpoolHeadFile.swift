@@ -1,5 +1,6 @@
 import Glibc
 import LocTrack
+import LocTrackSystem
 
 /// `DIR/head`: the durable head, the first sequence not yet acknowledged by the broker.
 ///

@@ -1,5 +1,6 @@
 import Glibc
 import LocTrack
+import LocTrackSystem
 
 extension SpoolState {
     /// Appends `messages` (see ``Spool/append(_:)``): their records are encoded into one

@@ -1,5 +1,6 @@
 import Glibc
 import LocTrack
+import LocTrackSystem
 
 extension SpoolState {
     /// Opens the spool in `directory`, creating it (mode 0700) when missing, and recovers

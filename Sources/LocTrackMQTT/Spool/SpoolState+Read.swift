@@ -1,5 +1,6 @@
 import Glibc
 import LocTrack
+import LocTrackSystem
 
 extension SpoolState {
     /// Up to `limit` unacknowledged messages from `sequence` on (see

@@ -1,5 +1,6 @@
 import Glibc
 import LocTrack
+import LocTrackSystem
 
 /// Everything a ``Spool`` holds behind its mutex: the index of its messages
 /// (``SpoolIndex``, pure), the head as written to the head file, the recent messages,

@@ -1,6 +1,7 @@
 import Glibc
 import Synchronization
 public import LocTrack
+import LocTrackSystem
 
 /// Named, persistent geofences decided from gpsd's fixes: CoreLocation's `CLMonitor`, for gpsd.
 ///

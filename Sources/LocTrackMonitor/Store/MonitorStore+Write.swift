@@ -1,5 +1,6 @@
 import Glibc
 package import LocTrack
+import LocTrackSystem
 
 extension MonitorStore {
     /// Replaces the state file with `snapshot`, atomically and durably (the exclusive

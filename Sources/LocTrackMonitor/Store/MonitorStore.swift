@@ -1,5 +1,6 @@
 import Glibc
 import LocTrack
+import LocTrackSystem
 
 /// A named monitor's files, and the only code that reads or writes them.
 ///

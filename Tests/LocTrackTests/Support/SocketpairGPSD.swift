@@ -1,6 +1,7 @@
 import Glibc
 @testable import LocTrack
 import Synchronization
+import LocTrackSystem
 
 /// A gpsd played by the test, over socketpairs: a ``GPSDConnector`` whose every
 /// `connect(to:)` makes a `socketpair(AF_UNIX, SOCK_STREAM)`, gives the reader one
