@@ -50,7 +50,7 @@ let package = Package(
         .target(name: "LocTrackMQTT", dependencies: ["LocTrack", "LocTrackSystem", "CMosquitto"], swiftSettings: strictSettings),
         // The command line: argument parsing, output formats, signals, exit codes.
         .target(name: "LocTrackCLI", dependencies: ["LocTrack", "LocTrackSystem", "LocTrackMonitor", "LocTrackMQTT"], swiftSettings: strictSettings),
-        .executableTarget(name: "loctrack", dependencies: ["LocTrackCLI"], swiftSettings: strictSettings),
+        .executableTarget(name: "loctrack", dependencies: ["LocTrackCLI", "LocTrackSystem"], swiftSettings: strictSettings),
         // The process harness the test targets share: gpsfake and gpsd, mosquitto, the built
         // loctrack, TCP relays, /proc readers. Test support, not a product.
         .target(

@@ -1,29 +1,8 @@
 import Glibc
 
-// Thin wrappers over the system calls loctrack makes, in one place: EINTR is
-// retried here and nowhere else, and failures come back as small `Errno` values.
-// Used by the library's reader and by the CLI's writer and signal threads.
-
-/// An `errno` value, printed with the C library's text.
-package struct Errno: Error, Hashable, Sendable, CustomStringConvertible {
-    package let code: Int32
-
-    package init(code: Int32) { self.code = code }
-
-    /// The calling thread's current `errno`.
-    package static var current: Errno { Errno(code: errno) }
-
-    package var description: String { String(cString: strerror(code)) }
-}
-
-/// Retries a system call that failed with EINTR: the one place loctrack does so.
-@inline(__always)
-package func retryingInterrupts<Result: SignedInteger>(_ call: () -> Result) -> Result {
-    while true {
-        let result = call()
-        if result >= 0 || errno != EINTR { return result }
-    }
-}
+// Thin wrappers over read(2) and write(2), in the style of swift-system's
+// Syscalls.swift. The rest of LocTrackSystem is grouped by subject: Files, Descriptor,
+// Pipe, Poll, Thread, Signals, Process, Semaphore, Environment, Time, Memory, Math.
 
 /// Writes all of `bytes` to `descriptor`, however many calls it takes.
 /// - Returns: nil when everything was written, else the failing call's errno.
@@ -45,31 +24,14 @@ package func writeAll(_ descriptor: Int32, _ text: String) -> Errno? {
     return text.withUTF8 { writeAll(descriptor, UnsafeRawBufferPointer($0)) }
 }
 
-/// Waits up to `milliseconds` (-1: forever) for `events` on `descriptor`.
-/// - Returns: the returned events, 0 on timeout, or nil when poll failed.
-package func pollOne(_ descriptor: Int32, events: Int16, milliseconds: Int32) -> Int16? {
-    var entry = pollfd(fd: descriptor, events: events, revents: 0)
-    let ready = retryingInterrupts { poll(&entry, 1, milliseconds) }
-    if ready < 0 { return nil }
-    return ready == 0 ? 0 : entry.revents
+/// One `read(2)` of up to `count` bytes into `buffer`, retried on EINTR.
+/// - Returns: the bytes read, 0 at end of file, or -1 with ``Errno/current`` set.
+package func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+    retryingInterrupts { read(descriptor, buffer, count) }
 }
 
-/// Milliseconds on the monotonic clock, for the reader's deadlines.
-package enum Monotonic {
-    private static let origin = ContinuousClock.now
-
-    package static var milliseconds: Int64 { (ContinuousClock.now - origin).milliseconds }
-}
-
-extension Duration {
-    /// Whole milliseconds (truncated): the unit of poll(2) timeouts.
-    package var milliseconds: Int64 {
-        let parts = components
-        return parts.seconds * 1000 + parts.attoseconds / 1_000_000_000_000_000
-    }
-
-    /// Whole and fractional seconds, for messages.
-    package var seconds: Double {
-        Double(components.seconds) + Double(components.attoseconds) / 1e18
-    }
+/// One `write(2)` of up to `count` bytes from `buffer`, retried on EINTR.
+/// - Returns: the bytes written, or -1 with ``Errno/current`` set.
+package func systemWrite(_ descriptor: Int32, _ buffer: UnsafeRawPointer?, _ count: Int) -> Int {
+    retryingInterrupts { write(descriptor, buffer, count) }
 }

@@ -1,4 +1,3 @@
-import Glibc
 import LocTrack
 import LocTrackMonitor
 import LocTrackSystem
@@ -89,7 +88,7 @@ enum MonitorInputError: Error, CustomStringConvertible {
     }
 
     var exitCode: ExitCode {
-        if case .unreadable(_, let error) = self, error.code != ENOENT, error.code != EACCES { return .outputFailed }
+        if case .unreadable(_, let error) = self, error != .noSuchFile, error != .permissionDenied { return .outputFailed }
         return .usage
     }
 }

@@ -1,4 +1,3 @@
-import Glibc
 import LocTrack
 import LocTrackSystem
 
@@ -14,7 +13,7 @@ struct OnceCommand {
         do {
             try SignalWatcher.start { signal in
                 statusLine?.erase()
-                _exit(signal == SIGINT ? ExitCode.interrupted.rawValue : ExitCode.terminated.rawValue)
+                exitImmediately(signal == Signal.interrupt.rawValue ? ExitCode.interrupted.rawValue : ExitCode.terminated.rawValue)
             }
         } catch {
             printError("cannot watch for signals: \(error)")

@@ -1,4 +1,3 @@
-import Glibc
 import LocTrack
 import LocTrackSystem
 
@@ -12,13 +11,13 @@ struct StandardOutput {
         case failed(Int32)
     }
 
-    let descriptor: Int32 = STDOUT_FILENO
+    let descriptor: Int32 = StandardDescriptor.output
 
-    var isTerminal: Bool { isatty(descriptor) == 1 }
+    var isTerminal: Bool { LocTrackSystem.isTerminal(descriptor) }
 
     func write(_ text: String) throws(WriteError) {
         if let error = writeAll(descriptor, text) {
-            throw error.code == EPIPE ? .closed : .failed(error.code)
+            throw error == .brokenPipe ? .closed : .failed(error.code)
         }
     }
 }
@@ -29,5 +28,5 @@ func printError(_ message: String) {
 }
 
 func writeToStandardError(_ text: String) {
-    _ = writeAll(STDERR_FILENO, text)
+    _ = writeAll(StandardDescriptor.error, text)
 }

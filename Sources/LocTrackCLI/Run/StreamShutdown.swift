@@ -1,4 +1,3 @@
-import Glibc
 import LocTrack
 import LocTrackMonitor
 import Synchronization
@@ -19,7 +18,7 @@ final class StreamShutdown: Sendable {
         let shutdown = StreamShutdown()
         try SignalWatcher.start(timeout: duration, onTimeout: { session.finish() }) { received in
             // A second signal means "now": the first one's graceful drain is taking too long.
-            if shutdown.signal.exchange(received, ordering: .sequentiallyConsistent) != 0 { _exit(128 + received) }
+            if shutdown.signal.exchange(received, ordering: .sequentiallyConsistent) != 0 { exitImmediately(128 + received) }
             session.finish()
         }
         return shutdown

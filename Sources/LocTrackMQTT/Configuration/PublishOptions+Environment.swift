@@ -1,4 +1,3 @@
-import Glibc
 import LocTrack
 import LocTrackSystem
 
@@ -8,7 +7,7 @@ extension PublishOptions {
     public static var processEnvironment: [String: String] {
         var environment: [String: String] = [:]
         for name in ["XDG_STATE_HOME", "HOME", passwordVariable] {
-            if let value = getenv(name) { environment[name] = String(cString: value) }
+            if let value = environmentValue(name) { environment[name] = value }
         }
         return environment
     }

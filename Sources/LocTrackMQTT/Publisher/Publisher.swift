@@ -1,4 +1,3 @@
-import Glibc
 import LocTrack
 import Synchronization
 import LocTrackSystem

@@ -1,4 +1,3 @@
-import Glibc
 import LocTrack
 import Synchronization
 import LocTrackSystem
@@ -74,7 +73,7 @@ package final class Spool: Sendable {
         // (the segment may be closed or deleted meanwhile; the duplicate stays valid): the
         // publisher's thread can take and acknowledge messages while the disk syncs.
         if let descriptor = lastSync {
-            defer { Glibc.close(descriptor) }
+            defer { closeDescriptor(descriptor) }
             do {
                 try syncData(descriptor)
             } catch {

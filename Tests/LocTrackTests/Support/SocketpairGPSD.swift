@@ -82,7 +82,7 @@ final class SocketpairGPSD: GPSDConnector {
             throw LocTrackError(.cannotConnect, source: source, reason: reason)
         case .block:
             state.withLock { $0.blocked += 1 }
-            _ = pollOne(gateRead, events: Int16(POLLIN), milliseconds: 60_000)
+            _ = pollOne(gateRead, events: .readable, milliseconds: 60_000)
         }
         var ends: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0 else {
