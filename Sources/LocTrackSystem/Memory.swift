@@ -11,3 +11,9 @@ package func findByte(_ start: UnsafeRawPointer, _ byte: Int32, _ count: Int) ->
 package func bytesEqual(_ first: UnsafeRawPointer, _ second: UnsafeRawPointer, _ count: Int) -> Bool {
     memcmp(first, second, count) == 0
 }
+
+/// Copies the `count` bytes at `source` to `destination`; the two may overlap.
+/// The C function is `memmove(3)`.
+package func moveBytes(_ destination: UnsafeMutableRawPointer, _ source: UnsafeRawPointer, _ count: Int) {
+    memmove(destination, source, count)
+}
