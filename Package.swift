@@ -46,10 +46,12 @@ let package = Package(
         .target(name: "LocTrackMonitor", dependencies: ["LocTrack", "LocTrackSystem"], swiftSettings: strictSettings),
         // Publishing to an MQTT broker: the disk spool, the publisher thread, OwnTracks payloads.
         // A library of its own, so that programs that only read fixes need no libmosquitto.
-        // Only Sources/LocTrackMQTT/Broker imports CMosquitto.
+        // Only Sources/LocTrackMQTT/Broker imports CMosquitto. Errno, threads, files and poll
+        // come from LocTrackSystem, not through the GPS core.
         .target(name: "LocTrackMQTT", dependencies: ["LocTrack", "LocTrackSystem", "CMosquitto"], swiftSettings: strictSettings),
         // The command line: argument parsing, output formats, signals, exit codes.
         .target(name: "LocTrackCLI", dependencies: ["LocTrack", "LocTrackSystem", "LocTrackMonitor", "LocTrackMQTT"], swiftSettings: strictSettings),
+        // main.swift: prepare the process, run, exit (exitProcess is LocTrackSystem's).
         .executableTarget(name: "loctrack", dependencies: ["LocTrackCLI", "LocTrackSystem"], swiftSettings: strictSettings),
         // The process harness the test targets share: gpsfake and gpsd, mosquitto, the built
         // loctrack, TCP relays, /proc readers. Test support, not a product.
