@@ -30,38 +30,47 @@ let package = Package(
             providers: [.apt(["libmosquitto-dev"])]
         ),
         // glibc's GNU extensions (thread names, malloc arenas), through a commented shim.
+        // Only LocTrackSystem imports it.
         .systemLibrary(name: "CGlibcExtras"),
+        // The system layer: every libc call loctrack makes, as thin `package` wrappers
+        // (descriptors that close themselves, files and folders, flock, pipes, poll,
+        // threads, signals, the track writer's process, clocks, the environment, math),
+        // with EINTR retried in one helper and failures thrown as `Errno`. No other
+        // folder imports Glibc or CGlibcExtras.
+        .target(name: "LocTrackSystem", dependencies: ["CGlibcExtras"], swiftSettings: strictSettings),
         // The library: reader thread, epochs, serial processor, AsyncSequence of events.
-        // Only Sources/LocTrack/GPSD imports CGPS; only Sources/LocTrack/POSIX imports CGlibcExtras.
-        .target(name: "LocTrack", dependencies: ["CGPS", "CGlibcExtras"], swiftSettings: strictSettings),
+        // Only Sources/LocTrack/GPSD imports CGPS.
+        .target(name: "LocTrack", dependencies: ["CGPS", "LocTrackSystem"], swiftSettings: strictSettings),
         // Persistent geofences decided from a session's fixes (CoreLocation's CLMonitor, for
         // gpsd): the engine, the state file with its outbox, GeoJSON regions.
-        .target(name: "LocTrackMonitor", dependencies: ["LocTrack"], swiftSettings: strictSettings),
+        .target(name: "LocTrackMonitor", dependencies: ["LocTrack", "LocTrackSystem"], swiftSettings: strictSettings),
         // Publishing to an MQTT broker: the disk spool, the publisher thread, OwnTracks payloads.
         // A library of its own, so that programs that only read fixes need no libmosquitto.
-        // Only Sources/LocTrackMQTT/Broker imports CMosquitto.
-        .target(name: "LocTrackMQTT", dependencies: ["LocTrack", "CMosquitto"], swiftSettings: strictSettings),
+        // Only Sources/LocTrackMQTT/Broker imports CMosquitto. Errno, threads, files and poll
+        // come from LocTrackSystem, not through the GPS core.
+        .target(name: "LocTrackMQTT", dependencies: ["LocTrack", "LocTrackSystem", "CMosquitto"], swiftSettings: strictSettings),
         // The command line: argument parsing, output formats, signals, exit codes.
-        .target(name: "LocTrackCLI", dependencies: ["LocTrack", "LocTrackMonitor", "LocTrackMQTT"], swiftSettings: strictSettings),
-        .executableTarget(name: "loctrack", dependencies: ["LocTrackCLI"], swiftSettings: strictSettings),
+        .target(name: "LocTrackCLI", dependencies: ["LocTrack", "LocTrackSystem", "LocTrackMonitor", "LocTrackMQTT"], swiftSettings: strictSettings),
+        // main.swift: prepare the process, run, exit (exitProcess is LocTrackSystem's).
+        .executableTarget(name: "loctrack", dependencies: ["LocTrackCLI", "LocTrackSystem"], swiftSettings: strictSettings),
         // The process harness the test targets share: gpsfake and gpsd, mosquitto, the built
         // loctrack, TCP relays, /proc readers. Test support, not a product.
         .target(
             name: "LocTrackTestSupport",
-            dependencies: ["LocTrack"],
+            dependencies: ["LocTrack", "LocTrackSystem"],
             path: "Tests/LocTrackTestSupport",
             swiftSettings: strictSettings
         ),
         // The tests of that harness itself (mosquitto with its own clients, the TCP relay).
         .testTarget(
             name: "LocTrackHarnessTests",
-            dependencies: ["LocTrack", "LocTrackTestSupport"],
+            dependencies: ["LocTrack", "LocTrackSystem", "LocTrackTestSupport"],
             path: "Tests/LocTrackHarnessTests",
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "LocTrackTests",
-            dependencies: ["LocTrack", "LocTrackMonitor", "LocTrackMQTT", "LocTrackCLI", "LocTrackTestSupport"],
+            dependencies: ["LocTrack", "LocTrackSystem", "LocTrackMonitor", "LocTrackMQTT", "LocTrackCLI", "LocTrackTestSupport"],
             // gpsd captures the conformance replay reads from the source tree (Fixtures/gpsd-logs/README.md).
             exclude: ["Fixtures"],
             swiftSettings: strictSettings

@@ -1,6 +1,6 @@
 // The GNU extensions of glibc that loctrack uses and Swift's Glibc module leaves
 // out (it is built without _GNU_SOURCE), and one field Swift cannot reliably read.
-// Only Sources/LocTrack/POSIX imports this module; the rest of loctrack calls the
+// Only Sources/LocTrackSystem imports this module; the rest of loctrack calls the
 // wrappers there.
 #ifndef LOCTRACK_GLIBC_EXTRAS_SHIM_H
 #define LOCTRACK_GLIBC_EXTRAS_SHIM_H

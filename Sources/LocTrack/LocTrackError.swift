@@ -1,3 +1,4 @@
+import LocTrackSystem
 /// Why loctrack could not deliver fixes.
 ///
 /// One error type with a ``Code`` that callers switch on and a one-line,

@@ -1,4 +1,5 @@
 import LocTrack
+import LocTrackSystem
 
 /// Why a geofence monitor could not do what it was asked.
 ///

@@ -1,5 +1,5 @@
-import Glibc
+import LocTrackSystem
 import LocTrackCLI
 
 CLI.prepareProcess()
-exit(CLI.runBlocking(CommandLine.arguments).rawValue)
+exitProcess(CLI.runBlocking(CommandLine.arguments).rawValue)

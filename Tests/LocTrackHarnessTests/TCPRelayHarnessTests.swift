@@ -2,6 +2,7 @@ import Glibc
 import LocTrack
 import LocTrackTestSupport
 import Testing
+import LocTrackSystem
 
 /// The ``TCPRelay`` harness itself, with plain loopback sockets on both sides: what the
 /// network-drop tests rely on (bytes pass both ways; a cut resets both ends and the next
@@ -107,7 +108,7 @@ private final class TestSocket: Sendable {
 
     /// What arrives within `milliseconds` (one read).
     func receive(within milliseconds: Int32 = 2_000) -> Received {
-        guard pollOne(descriptor, events: Int16(POLLIN), milliseconds: milliseconds) ?? 0 != 0 else { return .nothing }
+        guard pollOne(descriptor, events: .readable, milliseconds: milliseconds) ?? [] != [] else { return .nothing }
         var buffer = [UInt8](repeating: 0, count: 4_096)
         let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
         return count > 0 ? .bytes(String(decoding: buffer[..<count], as: UTF8.self)) : .reset
@@ -124,7 +125,7 @@ private final class TestServer: Sendable {
     deinit { close(descriptor) }
 
     func accept(within milliseconds: Int32 = 2_000) -> TestSocket? {
-        guard pollOne(descriptor, events: Int16(POLLIN), milliseconds: milliseconds) ?? 0 != 0 else { return nil }
+        guard pollOne(descriptor, events: .readable, milliseconds: milliseconds) ?? [] != [] else { return nil }
         let fd = Glibc.accept(descriptor, nil, nil)
         return fd >= 0 ? TestSocket(descriptor: fd) : nil
     }

@@ -1,3 +1,4 @@
+import LocTrackSystem
 /// What happened to the connection or the receiver, apart from fixes.
 ///
 /// Delivered in order with the fixes as ``GPSDEvent/status(_:)`` in a session's

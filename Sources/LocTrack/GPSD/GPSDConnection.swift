@@ -2,7 +2,7 @@
 // that imports libgps. `gps_data_t` (24 KB) lives on the heap here and never
 // leaves this folder: callers see sockets, strings and `Fix` values.
 internal import CGPS
-import Glibc
+import LocTrackSystem
 
 /// Connects through libgps's `gps_open`: the transport of every real session.
 struct LibgpsConnector: GPSDConnector {
@@ -29,10 +29,10 @@ final class GPSDConnection: GPSDTransport {
     init(connectingTo source: GPSDSource) throws(LocTrackError) {
         let data = UnsafeMutablePointer<gps_data_t>.allocate(capacity: 1)
         data.initialize(to: gps_data_t())
-        errno = 0
+        Errno.current = Errno(code: 0)
         if gps_open(source.host, source.port, data) != 0 {
             // libgps reports its own negative codes (NL_NOHOST, NL_NOCONNECT, …) through errno.
-            let code = errno
+            let code = Errno.current.code
             data.deallocate()
             throw LocTrackError(.cannotConnect, source: source, reason: String(cString: gps_errstr(code)),
                                 errorNumber: code > 0 ? code : nil)

@@ -1,4 +1,4 @@
-import Glibc
+import LocTrackSystem
 
 extension Fix {
     /// The great-circle distance to `other` in metres (haversine on a sphere of

@@ -1,4 +1,5 @@
 import Synchronization
+import LocTrackSystem
 
 /// Carries the reader thread's events to every consumer, in order, one batch at a time.
 ///

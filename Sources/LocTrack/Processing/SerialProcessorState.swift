@@ -1,3 +1,4 @@
+import LocTrackSystem
 /// The pure core of ``SerialProcessor``: the consumers' queues, the reader's
 /// end, and backpressure, with no locks and no side effects. Each call returns
 /// what to do (resume a consumer, pause or resume or stop the reader); the

@@ -1,4 +1,4 @@
-import Glibc
+import LocTrackSystem
 
 /// Finding a key in a raw report line without parsing it.
 enum ByteSearch {
@@ -12,9 +12,9 @@ enum ByteSearch {
         let lastStart = bytes.count - needle.count
         var index = 0
         while index <= lastStart {
-            guard let found = memchr(base + index, Int32(first), lastStart - index + 1) else { return nil }
+            guard let found = findByte(base + index, Int32(first), lastStart - index + 1) else { return nil }
             let candidate = base.distance(to: UnsafeRawPointer(found))
-            if memcmp(base + candidate, needle, needle.count) == 0 { return candidate + needle.count }
+            if bytesEqual(base + candidate, needle, needle.count) { return candidate + needle.count }
             index = candidate + 1
         }
         return nil

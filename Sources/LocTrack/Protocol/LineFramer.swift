@@ -1,4 +1,4 @@
-import Glibc
+import LocTrackSystem
 
 /// Splits gpsd's byte stream into complete lines without ever spinning on a partial one.
 ///
@@ -45,10 +45,10 @@ struct LineFramer: ~Copyable {
             let overlongBefore = overlongLines
             makeRoom()
             if overlongLines > overlongBefore { overlong() }
-            let count = retryingInterrupts { read(socket, buffer.baseAddress! + end, buffer.count - end) }
+            let count = systemRead(socket, buffer.baseAddress! + end, buffer.count - end)
             if count == 0 { return .endOfFile }
             if count < 0 {
-                return errno == EAGAIN || errno == EWOULDBLOCK ? .open : .failed(errno)
+                return Errno.current == .wouldBlock ? .open : .failed(Errno.current.code)
             }
             let room = buffer.count - end
             let scanFrom = end
@@ -79,7 +79,7 @@ struct LineFramer: ~Copyable {
         let base = buffer.baseAddress!
         var cursor = scanStart
         while cursor < end {
-            guard let found = memchr(base + cursor, 0x0A, end - cursor) else { break }
+            guard let found = findByte(base + cursor, 0x0A, end - cursor) else { break }
             let newline = base.distance(to: UnsafeMutableRawPointer(found))
             if discardingOverlongLine {
                 discardingOverlongLine = false
@@ -114,7 +114,7 @@ struct LineFramer: ~Copyable {
     private mutating func compact() {
         guard start > 0 else { return }
         let base = buffer.baseAddress!
-        memmove(base, base + start, end - start)
+        moveBytes(base, base + start, end - start)
         end -= start
         start = 0
     }

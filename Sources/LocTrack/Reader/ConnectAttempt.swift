@@ -1,4 +1,5 @@
 import Synchronization
+import LocTrackSystem
 
 /// One connect to gpsd, run on a thread of its own so the reader can give up on it.
 ///

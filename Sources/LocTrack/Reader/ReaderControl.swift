@@ -1,4 +1,5 @@
 import Synchronization
+import LocTrackSystem
 
 /// What other threads ask of the reader thread: stop, pause, poll. Each request
 /// is a flag the reader reads before it sleeps, and a wake-up of its `poll()`.

@@ -1,4 +1,4 @@
-import Glibc
+import LocTrackSystem
 
 /// The reader thread's loop over one gpsd connection: poll, frame, hand lines on.
 ///
@@ -53,22 +53,19 @@ final class ReaderSession {
             return .failed(error)
         }
         let bannerDeadline = Monotonic.milliseconds + timings.banner.milliseconds
-        var descriptors = [
-            pollfd(fd: transport.descriptor, events: Int16(POLLIN), revents: 0),
-            pollfd(fd: control.wakeUps.readDescriptor, events: Int16(POLLIN), revents: 0),
-        ]
+        var descriptors = PollSet(count: 2)
+        descriptors.set(0, descriptor: transport.descriptor, events: .readable)
+        descriptors.set(1, descriptor: control.wakeUps.readDescriptor, events: .readable)
         while true {
             output.flush()
             if control.isStopRequested { return .stopped }
             let timeout = nextTimeout(now: Monotonic.milliseconds, bannerDeadline: bannerDeadline)
-            descriptors[0].revents = 0
-            descriptors[1].revents = 0
-            descriptors[0].events = control.isPaused ? 0 : Int16(POLLIN)
-            let ready = retryingInterrupts { poll(&descriptors, 2, timeout) }
+            descriptors.setEvents(0, control.isPaused ? [] : .readable)
+            let ready = descriptors.wait(milliseconds: timeout)
             if ready < 0 {
                 return .failed(LocTrackError(.connectionLost, source: source, failedCall: "poll", .current))
             }
-            if descriptors[1].revents != 0 {
+            if !descriptors.returned(1).isEmpty {
                 control.wakeUps.drain()
                 if control.isStopRequested { return .stopped }
                 if control.takePollRequest() {
@@ -76,7 +73,7 @@ final class ReaderSession {
                 }
                 if ready == 1 { continue }
             }
-            if descriptors[0].revents == 0 {
+            if descriptors.returned(0).isEmpty {
                 if ready > 0 { continue }  // woken for the wake-up pipe only
                 if !handler.sawBanner { return .failed(noBanner) }
                 handler.assembler.flush()

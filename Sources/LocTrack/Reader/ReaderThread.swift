@@ -1,3 +1,4 @@
+import LocTrackSystem
 /// The one thread that talks to gpsd.
 ///
 /// It connects (through a ``ConnectAttempt``, so that it stays stoppable while

@@ -1,3 +1,4 @@
+import LocTrackSystem
 /// Whether a session reconnects when gpsd is unavailable or goes away.
 public struct ReconnectPolicy: Sendable, Hashable {
     /// Delay before the first retry; it doubles with every failed attempt.

@@ -1,3 +1,4 @@
+import LocTrackSystem
 /// What loctrack does with each complete line from gpsd: classify it from the
 /// raw text, parse only what is needed with libgps, assemble fixes, and note
 /// what is worth reporting. No I/O: the reader feeds it lines (and so do tests).

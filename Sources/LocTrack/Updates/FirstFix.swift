@@ -1,3 +1,4 @@
+import LocTrackSystem
 extension GPSDSession {
     /// Waits for the first fix whose horizontal error estimate (`eph`) is at most
     /// `minimumAccuracy` metres, like a one-shot CoreLocation request.

@@ -1,6 +1,6 @@
-import Glibc
 import LocTrack
 import LocTrackMonitor
+import LocTrackSystem
 
 /// `loctrack monitor add`: one circle, or the regions of a GeoJSON file, in one write.
 struct MonitorAddCommand {
@@ -88,7 +88,7 @@ enum MonitorInputError: Error, CustomStringConvertible {
     }
 
     var exitCode: ExitCode {
-        if case .unreadable(_, let error) = self, error.code != ENOENT, error.code != EACCES { return .outputFailed }
+        if case .unreadable(_, let error) = self, error != .noSuchFile, error != .permissionDenied { return .outputFailed }
         return .usage
     }
 }

@@ -1,7 +1,7 @@
-import Glibc
 import LocTrack
 import LocTrackMonitor
 import LocTrackMQTT
+import LocTrackSystem
 
 /// `loctrack monitor run`: one line per monitor event until SIGINT/SIGTERM, with
 /// `stream`'s reconnects and its reports on stderr, to stdout or to every sink.
@@ -104,7 +104,7 @@ struct EventDelivery {
         mutating func add(_ line: String, of event: GeofenceEvent) {
             if framed {
                 // The event's fix time picks the file (`--output` fields).
-                let seconds = event.fix?.time.seconds ?? Int64(time(nil))
+                let seconds = event.fix?.time.seconds ?? wallClockSeconds()
                 RecordFrame.append(seconds: seconds, startsSegment: false, into: &pending.text) { $0.append(line) }
             } else {
                 pending.text.append(line)

@@ -1,5 +1,5 @@
-import Glibc
 import LocTrack
+import LocTrackSystem
 
 /// `loctrack once`: the first fix that meets the bar, or exit 75 at the timeout.
 struct OnceCommand {
@@ -13,7 +13,7 @@ struct OnceCommand {
         do {
             try SignalWatcher.start { signal in
                 statusLine?.erase()
-                _exit(signal == SIGINT ? ExitCode.interrupted.rawValue : ExitCode.terminated.rawValue)
+                exitImmediately(signal == Signal.interrupt.rawValue ? ExitCode.interrupted.rawValue : ExitCode.terminated.rawValue)
             }
         } catch {
             printError("cannot watch for signals: \(error)")

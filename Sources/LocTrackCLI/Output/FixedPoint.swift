@@ -1,4 +1,4 @@
-import Glibc
+import LocTrackSystem
 
 /// Fixed-point decimal text, digit for digit as C's `printf("%.*f")` writes it
 /// (gpsd formats its JSON with printf, so values read from gpsd come back as
@@ -29,13 +29,7 @@ enum FixedPoint {
     }
 
     static func printf(_ value: Double, decimals: Int) -> String {
-        withUnsafeTemporaryAllocation(of: CChar.self, capacity: 350) { buffer in
-            let count = withVaList([Int32(decimals), value]) { arguments in
-                vsnprintf(buffer.baseAddress!, 350, "%.*f", arguments)
-            }
-            let bytes = UnsafeRawBufferPointer(start: buffer.baseAddress!, count: Int(min(max(count, 0), 349)))
-            return String(decoding: bytes, as: UTF8.self)
-        }
+        formatFixed(value, decimals: decimals)
     }
 }
 

@@ -1,6 +1,6 @@
-import Glibc
 import LocTrack
 import Synchronization
+import LocTrackSystem
 
 /// Writes accepted lines to stdout without ever making the consumer of fixes wait on it.
 ///
@@ -82,14 +82,14 @@ final class OutputWriter: Sendable {
     }
 
     /// - Parameter onClosed: called once when stdout's reader goes away or a write fails.
-    init(descriptor: Int32 = STDOUT_FILENO, maximumQueuedBytes: Int = defaultMaximumQueuedBytes,
+    init(descriptor: Int32 = StandardDescriptor.output, maximumQueuedBytes: Int = defaultMaximumQueuedBytes,
          onClosed: @escaping @Sendable () -> Void) {
         self.descriptor = descriptor
         self.maximumQueuedBytes = max(1, maximumQueuedBytes)
         self.onClosed = onClosed
         wakeUps = try? WakeUpPipe()
         do throws(Errno) {
-            guard let wakeUps else { throw Errno(code: EMFILE) }
+            guard let wakeUps else { throw Errno.tooManyOpenFiles }
             try startThread(named: "loctrack-write") { [self] in runWriterLoop(wakeUps) }
         } catch {
             end(with: .failed(error.code))
@@ -128,7 +128,7 @@ final class OutputWriter: Sendable {
         enum Plan { case refuse, writeDirectly, queued(wake: Bool) }
         let plan = state.withLock { state -> Plan in
             guard state.outcome == nil, !state.finishing else { return .refuse }
-            if state.isEmpty && !state.writing && bytes.count <= Int(PIPE_BUF) {
+            if state.isEmpty && !state.writing && bytes.count <= pipeAtomicWriteSize {
                 state.writing = true
                 return .writeDirectly
             }
@@ -151,13 +151,13 @@ final class OutputWriter: Sendable {
     /// The consumer's own write: one `write` when stdout can take the chunk without waiting.
     private func writeDirectly(_ bytes: [UInt8], lines: Int) -> Bool {
         var written = 0
-        let ready = pollOne(descriptor, events: Int16(POLLOUT), milliseconds: 0) ?? 0
-        if ready & Int16(POLLOUT) != 0 {
-            let result = bytes.withUnsafeBytes { buffer in retryingInterrupts { write(descriptor, buffer.baseAddress, buffer.count) } }
+        let ready = pollOne(descriptor, events: .writable, milliseconds: 0) ?? []
+        if ready.contains(.writable) {
+            let result = bytes.withUnsafeBytes { buffer in systemWrite(descriptor, buffer.baseAddress, buffer.count) }
             if result < 0 {
-                let code = errno
-                if code != EAGAIN {
-                    end(with: code == EPIPE ? .closed : .failed(code))
+                let code = Errno.current.code
+                if code != Errno.wouldBlock.code {
+                    end(with: code == Errno.brokenPipe.code ? .closed : .failed(code))
                     onClosed()
                     return false
                 }
@@ -222,7 +222,7 @@ final class OutputWriter: Sendable {
                     state.settledLines += lines
                 }
                 if let failure {
-                    end(with: failure.code == EPIPE ? .closed : .failed(failure.code))
+                    end(with: failure == .brokenPipe ? .closed : .failed(failure.code))
                     onClosed()
                     return
                 }

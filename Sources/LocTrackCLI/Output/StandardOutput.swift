@@ -1,5 +1,5 @@
-import Glibc
 import LocTrack
+import LocTrackSystem
 
 /// Writes whole lines to stdout with write(2): no stdio buffer, so a line is
 /// out the moment the fix is accepted and nothing is lost when a signal ends
@@ -11,13 +11,13 @@ struct StandardOutput {
         case failed(Int32)
     }
 
-    let descriptor: Int32 = STDOUT_FILENO
+    let descriptor: Int32 = StandardDescriptor.output
 
-    var isTerminal: Bool { isatty(descriptor) == 1 }
+    var isTerminal: Bool { LocTrackSystem.isTerminal(descriptor) }
 
     func write(_ text: String) throws(WriteError) {
         if let error = writeAll(descriptor, text) {
-            throw error.code == EPIPE ? .closed : .failed(error.code)
+            throw error == .brokenPipe ? .closed : .failed(error.code)
         }
     }
 }
@@ -28,5 +28,5 @@ func printError(_ message: String) {
 }
 
 func writeToStandardError(_ text: String) {
-    _ = writeAll(STDERR_FILENO, text)
+    _ = writeAll(StandardDescriptor.error, text)
 }

@@ -1,7 +1,7 @@
-import Glibc
 import LocTrack
 import LocTrackMQTT
 import Synchronization
+import LocTrackSystem
 
 /// `--publish`: each line a streaming command would print becomes one MQTT message on
 /// one topic, through the spool and the ``Publisher``; nothing goes to stdout.
@@ -79,7 +79,7 @@ final class PublishingSink: LineSink {
             var start = 0
             while start < buffer.count {
                 var end = buffer.count
-                if let newline = memchr(base + start, 0x0A, buffer.count - start) {
+                if let newline = findByte(base + start, 0x0A, buffer.count - start) {
                     end = UnsafePointer(newline.assumingMemoryBound(to: UInt8.self)) - base
                 }
                 if end > start { payloads.append(Array(UnsafeBufferPointer(rebasing: buffer[start..<end]))) }

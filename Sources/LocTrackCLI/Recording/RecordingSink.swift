@@ -1,6 +1,6 @@
-import Glibc
 import LocTrack
 import Synchronization
+import LocTrackSystem
 
 /// `--output`: hands each batch of ``RecordFrame``s to the track writer, a process of
 /// loctrack's own (``TrackWriter``; why a process is said there), through a pipe.
@@ -18,10 +18,11 @@ import Synchronization
 final class RecordingSink: LineSink {
     private let writer: OutputWriter
     private let pipeDescriptor: Int32
-    private let child: pid_t
+    private let child: Int32
     private let waitsForRoom: Bool
-    /// The read end of the writer's reports, non-blocking, and the last count read.
-    private let syncReports: Int32
+    /// The read end of the writer's reports, non-blocking (closed with this sink), and
+    /// the last count read.
+    private let syncReports: FileDescriptor
     private let synced = Mutex(SyncReports())
 
     /// 4 MiB: about 10,000 JSON lines, 17 minutes of a 10 Hz receiver, held while the
@@ -35,35 +36,31 @@ final class RecordingSink: LineSink {
     init(format: OutputFormat, options: RecordOptions, waitsForRoom: Bool = true,
          onClosed: @escaping @Sendable () -> Void) throws(Errno) {
         self.waitsForRoom = waitsForRoom
-        var ends: [Int32] = [-1, -1]
-        guard pipe(&ends) == 0 else { throw .current }
         // Close-on-exec: the writer gets its end as stdin only, never the write end (it
         // would then never see its stdin end).
-        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
-        var reports: [Int32] = [-1, -1]
-        guard pipe(&reports) == 0 else {
-            close(ends[0])
-            close(ends[1])
-            throw .current
-        }
-        for end in reports {
-            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
-            // Neither side ever waits: a report that does not fit is superseded by the next.
-            _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
+        let ends = try makePipe()
+        // Neither side ever waits: a report that does not fit is superseded by the next.
+        let reports: (read: Int32, write: Int32)
+        do throws(Errno) { reports = try makePipe(nonBlocking: true) } catch {
+            closeDescriptor(ends.read)
+            closeDescriptor(ends.write)
+            throw error
         }
         let arguments = ["loctrack"] + RecordWriterOptions.arguments(format: format, options: options)
         do throws(Errno) {
-            child = try Self.spawn(arguments, stdin: ends[0], stdout: reports[1])
+            // SIGINT, SIGTERM and SIGHUP blocked: loctrack handles them and closes the pipe.
+            child = try spawnThisExecutable(
+                arguments, stdin: ends.read, stdout: reports.write, blocking: [.interrupt, .terminate, .hangUp])
         } catch {
-            for end in ends + reports { close(end) }
+            for end in [ends.read, ends.write, reports.read, reports.write] { closeDescriptor(end) }
             throw error
         }
-        close(ends[0])
-        close(reports[1])
-        syncReports = reports[0]
-        pipeDescriptor = ends[1]
+        closeDescriptor(ends.read)
+        closeDescriptor(reports.write)
+        syncReports = FileDescriptor(owning: reports.read)
+        pipeDescriptor = ends.write
         writer = OutputWriter(
-            descriptor: ends[1],
+            descriptor: ends.write,
             maximumQueuedBytes: waitsForRoom ? OutputWriter.defaultMaximumQueuedBytes : Self.queuedBytesBesideOthers,
             onClosed: onClosed)
     }
@@ -78,57 +75,27 @@ final class RecordingSink: LineSink {
     /// Frames the track writer has synced to disk (its last report).
     var settledLines: Int {
         synced.withLock { reports in
-            reports.read(from: syncReports)
+            reports.read(from: syncReports.rawValue)
             return reports.count
         }
     }
 
-    deinit {
-        close(syncReports)
-    }
-
     func finish(promptly: Bool) async -> SinkOutcome {
         let written = await writer.finishWriting()
-        close(pipeDescriptor)  // the writer's stdin ends: it writes what it has, syncs, exits
-        var status: Int32 = 0
-        while waitpid(child, &status, 0) < 0, errno == EINTR {}
-        let exited = status & 0x7F == 0, code = (status >> 8) & 0xFF, signal = status & 0x7F
-        if exited, code != 0 {
+        closeDescriptor(pipeDescriptor)  // the writer's stdin ends: it writes what it has, syncs, exits
+        switch waitForExit(of: child) {
+        case .exited(let code) where code != 0:
             // The writer said why on stderr itself.
             return .failed(ExitCode(rawValue: code) ?? .outputFailed, message: "")
-        }
-        if !exited {
+        case .signaled(let signal):
             return .failed(.outputFailed, message: "the track writer was ended by signal \(signal); its files hold what it wrote")
+        case .exited:
+            break
         }
         if case .failed(let code) = written {
             return .failed(.outputFailed, message: "cannot hand fixes to the track writer: \(Errno(code: code))")
         }
         return .done
-    }
-
-    /// Starts this executable again with `arguments`, `stdin` and `stdout` as its standard
-    /// input and output, and SIGINT, SIGTERM and SIGHUP blocked (loctrack handles them and
-    /// closes the pipe).
-    private static func spawn(_ arguments: [String], stdin: Int32, stdout: Int32) throws(Errno) -> pid_t {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, stdin, STDIN_FILENO)
-        posix_spawn_file_actions_adddup2(&actions, stdout, STDOUT_FILENO)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var blocked = sigset_t()
-        sigemptyset(&blocked)
-        for signal in [SIGINT, SIGTERM, SIGHUP] { sigaddset(&blocked, signal) }
-        posix_spawnattr_setsigmask(&attributes, &blocked)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
-        let argv = arguments.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var child: pid_t = 0
-        let result = posix_spawn(&child, "/proc/self/exe", &actions, &attributes, argv, environ)
-        guard result == 0 else { throw Errno(code: result) }
-        return child
     }
 }
 
@@ -142,7 +109,7 @@ private struct SyncReports {
         var buffer = [UInt8](repeating: 0, count: 512)
         while true {
             let got = buffer.withUnsafeMutableBytes { bytes in
-                retryingInterrupts { Glibc.read(descriptor, bytes.baseAddress, bytes.count) }
+                systemRead(descriptor, bytes.baseAddress, bytes.count)
             }
             guard got > 0 else { return }
             partial += buffer[..<got]

@@ -1,5 +1,5 @@
-import Glibc
 import LocTrack
+import LocTrackSystem
 
 /// The track writer's stdin: `poll` until a deadline, `read` what the pipe holds, decode
 /// the whole frames (a frame's rest waits for the next read).
@@ -14,12 +14,12 @@ struct StdinRecordFrames: RecordFrameSource {
         if let deadline {
             let due = deadline - Monotonic.milliseconds
             // A failed poll falls through to read, which then says what is wrong.
-            if due <= 0 || pollOne(STDIN_FILENO, events: Int16(POLLIN), milliseconds: Int32(clamping: due)) == 0 {
+            if due <= 0 || pollOne(StandardDescriptor.input, events: .readable, milliseconds: Int32(clamping: due)) == [] {
                 return .deadlinePassed
             }
         }
         let count = chunk.withUnsafeMutableBytes { buffer in
-            retryingInterrupts { read(STDIN_FILENO, buffer.baseAddress, buffer.count) }
+            systemRead(StandardDescriptor.input, buffer.baseAddress, buffer.count)
         }
         if count <= 0 { return .ended }
         pending += chunk[..<count]

@@ -1,5 +1,5 @@
-import Glibc
 import LocTrack
+import LocTrackSystem
 
 /// One track file being recorded (in the track writer's process): created or continued,
 /// locked against a second recorder, appended to in whole records, synced on request.
@@ -42,19 +42,21 @@ final class TrackFile {
                 throw TrackFileError(path: folder, kind: .io(action: "create the folder", error))
             }
         }
-        created = access(path, F_OK) != 0
+        created = !fileExists(path)
         do throws(Errno) {
-            descriptor = try openFile(path, flags: O_RDWR | O_CREAT, mode: 0o644)
+            descriptor = try openFile(path, [.readWrite, .create], mode: 0o644)
         } catch {
             throw TrackFileError(path: path, kind: .io(action: "open", error))
         }
         do throws(TrackFileError) {
-            do throws(Errno) { try lockFile(descriptor, LOCK_EX | LOCK_NB) } catch {
-                if error.code == EWOULDBLOCK { throw TrackFileError(path: path, kind: .busy) }
+            do throws(Errno) { try lockFile(descriptor, .exclusive, waiting: false) } catch {
+                if error == .wouldBlock { throw TrackFileError(path: path, kind: .busy) }
                 throw TrackFileError(path: path, kind: .io(action: "lock", error))
             }
-            let size = Int64(lseek(descriptor, 0, SEEK_END))
-            guard size >= 0 else { throw TrackFileError(path: path, kind: .io(action: "read", .current)) }
+            let size: Int64
+            do throws(Errno) { size = try seekToEnd(descriptor) } catch {
+                throw TrackFileError(path: path, kind: .io(action: "read", error))
+            }
             end = 0
             if size > 0 {
                 let head = try read(at: 0, count: 4096)
@@ -73,13 +75,13 @@ final class TrackFile {
                 try? syncDirectory(folder)
             }
         } catch {
-            close(descriptor)
+            closeDescriptor(descriptor)
             throw error
         }
     }
 
     deinit {
-        close(descriptor)
+        closeDescriptor(descriptor)
     }
 
     /// Appends `records` (each payload a whole line, or a GPX `<trkpt>` line) in one write;
@@ -136,7 +138,7 @@ final class TrackFile {
     private func restore() {
         if end == 0 {
             try? truncateFile(descriptor, to: 0)
-            if created { unlink(path) }
+            if created { try? removeFile(path) }
         } else if layout == .gpx {
             try? writeAll(descriptor, TrackFileLayout.gpxTail, at: end)
             try? truncateFile(descriptor, to: end + Int64(TrackFileLayout.gpxTail.count))

@@ -1,4 +1,5 @@
 import LocTrack
+import LocTrackSystem
 
 /// Why a track file cannot be written; its description is the one line on stderr.
 struct TrackFileError: Error, CustomStringConvertible {

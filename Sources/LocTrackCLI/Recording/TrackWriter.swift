@@ -1,4 +1,4 @@
-import Glibc
+import LocTrackSystem
 
 /// The track writer: `loctrack __record-writer`, a process of loctrack's own that reads
 /// ``RecordFrame``s on stdin and writes them into the track files, until stdin ends.
@@ -28,7 +28,7 @@ struct TrackWriter {
     /// the pipe is non-blocking, and a count that does not fit is superseded by the next.
     private static func reportSynced(_ frames: Int) {
         var count = UInt64(frames).littleEndian
-        _ = withUnsafeBytes(of: &count) { write(STDOUT_FILENO, $0.baseAddress, $0.count) }
+        _ = withUnsafeBytes(of: &count) { systemWrite(StandardDescriptor.output, $0.baseAddress, $0.count) }
     }
 
     /// Does what `machine` decides, with `files` and `input`, until it exits.

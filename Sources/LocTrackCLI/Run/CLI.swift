@@ -1,7 +1,7 @@
-import Glibc
 import LocTrack
 import LocTrackMQTT
 import Synchronization
+import LocTrackSystem
 
 /// The `loctrack` program: parse, run, return an exit code.
 public enum CLI {

@@ -1,6 +1,6 @@
-import Glibc
 import LocTrack
 import Synchronization
+import LocTrackSystem
 
 /// Runs loctrack's async code on the main thread, which would otherwise only wait.
 ///
@@ -9,12 +9,8 @@ import Synchronization
 /// life of the process once anything has used it). Here the consumer of fixes runs
 /// on this one thread: a fix costs two wake-ups, the reader thread's and this
 /// one's, and a quiet watch costs none.
-///
-/// Unchecked sendability, at a C boundary: the semaphore is a glibc `sem_t` behind a
-/// pointer, which Swift cannot see as Sendable; `sem_post` and `sem_wait` are
-/// thread-safe by POSIX, the pointer never changes, and it is freed in `deinit`,
-/// when no thread can use the executor any more. The job queue is behind a Mutex.
-final class MainThreadExecutor: TaskExecutor, @unchecked Sendable {
+/// The job queue is behind a Mutex; the semaphore is LocTrackSystem's.
+final class MainThreadExecutor: TaskExecutor {
     private struct Queue {
         var jobs: [UnownedJob] = []
         /// The main thread sleeps in poll() and must be woken for a new job.
@@ -25,17 +21,7 @@ final class MainThreadExecutor: TaskExecutor, @unchecked Sendable {
     private let queue = Mutex(Queue())
     /// A futex-backed semaphore: one system call to sleep and one to wake (a pipe
     /// needs poll() and read() to sleep), on a path taken once per fix.
-    private let wakeUp: UnsafeMutablePointer<sem_t>
-
-    init() {
-        wakeUp = .allocate(capacity: 1)
-        sem_init(wakeUp, 0, 0)
-    }
-
-    deinit {
-        sem_destroy(wakeUp)
-        wakeUp.deallocate()
-    }
+    private let wakeUp = Semaphore()
 
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
@@ -44,7 +30,7 @@ final class MainThreadExecutor: TaskExecutor, @unchecked Sendable {
             defer { queue.sleeping = false }
             return queue.sleeping
         }
-        if wasSleeping { sem_post(wakeUp) }
+        if wasSleeping { wakeUp.signal() }
     }
 
     /// Makes ``run()`` return once the jobs queued so far have run.
@@ -54,7 +40,7 @@ final class MainThreadExecutor: TaskExecutor, @unchecked Sendable {
             defer { queue.sleeping = false }
             return queue.sleeping
         }
-        if wasSleeping { sem_post(wakeUp) }
+        if wasSleeping { wakeUp.signal() }
     }
 
     /// Runs jobs on the calling thread until ``stop()``.
@@ -67,7 +53,7 @@ final class MainThreadExecutor: TaskExecutor, @unchecked Sendable {
             }
             if jobs.isEmpty {
                 if stopped { return }
-                _ = retryingInterrupts { sem_wait(wakeUp) }
+                wakeUp.wait()
                 continue
             }
             for job in jobs { job.runSynchronously(on: asUnownedTaskExecutor()) }

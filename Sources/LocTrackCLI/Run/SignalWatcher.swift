@@ -1,5 +1,5 @@
-import Glibc
 import LocTrack
+import LocTrackSystem
 
 /// Turns SIGINT and SIGTERM into a callback on a thread of its own.
 ///
@@ -8,10 +8,9 @@ import LocTrack
 /// for `sigwait` here instead of killing the process mid-write.
 enum SignalWatcher {
     static func blockTerminationSignals() {
-        var signals = terminationSignals
-        pthread_sigmask(SIG_BLOCK, &signals, nil)
+        terminationSignals.blockInCallingThread()
         // A closed stdout or gpsd socket must give EPIPE, not end the process.
-        signal(SIGPIPE, SIG_IGN)
+        ignoreSignal(.brokenPipe)
     }
 
     /// Calls `onSignal` with the signal number for each SIGINT/SIGTERM received,
@@ -22,36 +21,30 @@ enum SignalWatcher {
         onSignal: @escaping @Sendable (Int32) -> Void
     ) throws(Errno) {
         try startThread(named: "loctrack-signal") {
-            var signals = SignalWatcher.terminationSignals
-            if let timeout, let signal = waitForSignal(&signals, upTo: timeout) {
-                onSignal(signal)
+            let signals = SignalWatcher.terminationSignals
+            if let timeout, let signal = waitForSignal(signals, upTo: timeout) {
+                onSignal(signal.rawValue)
             } else if timeout != nil {
                 onTimeout()
             }
             while true {
-                var received: Int32 = 0
-                if sigwait(&signals, &received) == 0 { onSignal(received) }
+                if let received = signals.wait() { onSignal(received.rawValue) }
             }
         }
     }
 
     /// The first signal within `timeout`, or nil when the time ran out.
-    private static func waitForSignal(_ signals: inout sigset_t, upTo timeout: Duration) -> Int32? {
+    private static func waitForSignal(_ signals: SignalSet, upTo timeout: Duration) -> Signal? {
         let deadline = Monotonic.milliseconds + timeout.milliseconds
         while true {
             let remaining = max(0, deadline - Monotonic.milliseconds)
-            var wait = timespec(tv_sec: Int(remaining / 1000), tv_nsec: Int(remaining % 1000) * 1_000_000)
-            let signal = sigtimedwait(&signals, nil, &wait)
-            if signal > 0 { return signal }
-            if errno == EAGAIN || remaining == 0 { return nil }
+            do throws(Errno) {
+                return try signals.wait(milliseconds: remaining)
+            } catch {
+                if error == .wouldBlock || remaining == 0 { return nil }
+            }
         }
     }
 
-    private static var terminationSignals: sigset_t {
-        var signals = sigset_t()
-        sigemptyset(&signals)
-        sigaddset(&signals, SIGINT)
-        sigaddset(&signals, SIGTERM)
-        return signals
-    }
+    private static var terminationSignals: SignalSet { SignalSet([.interrupt, .terminate]) }
 }

@@ -1,7 +1,7 @@
-import Glibc
 import LocTrack
 import LocTrackMonitor
 import Synchronization
+import LocTrackSystem
 
 /// How a command that runs until a signal ends (`stream`, `monitor run`): the first
 /// SIGINT/SIGTERM finishes the session, which lets the loop write what it has and
@@ -18,7 +18,7 @@ final class StreamShutdown: Sendable {
         let shutdown = StreamShutdown()
         try SignalWatcher.start(timeout: duration, onTimeout: { session.finish() }) { received in
             // A second signal means "now": the first one's graceful drain is taking too long.
-            if shutdown.signal.exchange(received, ordering: .sequentiallyConsistent) != 0 { _exit(128 + received) }
+            if shutdown.signal.exchange(received, ordering: .sequentiallyConsistent) != 0 { exitImmediately(128 + received) }
             session.finish()
         }
         return shutdown

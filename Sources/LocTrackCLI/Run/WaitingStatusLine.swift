@@ -1,6 +1,6 @@
-import Glibc
 import LocTrack
 import Synchronization
+import LocTrackSystem
 
 /// `once`'s one-line progress on a terminal's stderr, redrawn in place every
 /// second: elapsed time, satellites seen and used (from gpsd's SKY), and the best
@@ -19,7 +19,7 @@ final class WaitingStatusLine: Sendable {
     private let start = ContinuousClock.now
     private let state = Mutex(State())
 
-    static var isUseful: Bool { isatty(STDERR_FILENO) == 1 }
+    static var isUseful: Bool { isTerminal(StandardDescriptor.error) }
 
     func update(_ status: GPSDStatus) {
         guard case .satellites(let seen, let used) = status else { return }

@@ -1,5 +1,6 @@
 import LocTrack
 import LocTrackMonitor
+import LocTrackSystem
 
 /// Where a streaming command's lines go: stdout (``OutputWriter``), or an MQTT broker
 /// (``PublishingSink``, one message per line).

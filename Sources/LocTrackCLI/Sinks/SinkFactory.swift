@@ -1,6 +1,6 @@
-import Glibc
 import LocTrack
 import LocTrackMQTT
+import LocTrackSystem
 
 /// Starts the sinks a streaming command's options ask for: stdout when none is given,
 /// else one ``PublishingSink`` per `--publish` and one ``RecordingSink`` per `--output`.
@@ -82,6 +82,6 @@ enum SinkFactory {
     /// OwnTracks' last will: the broker publishes it on the device's topic when the
     /// tracker vanishes; `tst` is when the tracker connected (the apps do the same).
     static func lastWill(on topic: String) -> PublisherConfiguration.Will {
-        .init(topic: topic, payload: Array("{\"_type\":\"lwt\",\"tst\":\(time(nil))}".utf8))
+        .init(topic: topic, payload: Array("{\"_type\":\"lwt\",\"tst\":\(wallClockSeconds())}".utf8))
     }
 }

@@ -1,6 +1,6 @@
 internal import CMosquitto
-import Glibc
 import LocTrack
+import LocTrackSystem
 
 /// One libmosquitto client, driven by the thread that owns it: the only code that calls
 /// libmosquitto, and the publisher's real ``MQTTTransport``. Not `Sendable`: it is made,
@@ -30,7 +30,7 @@ final class MQTTConnection: MQTTTransport {
         self.target = target
         _ = MosquittoLibrary.initialized
         guard let handle = mosquitto_new(clientID, cleanSession, Unmanaged.passUnretained(box).toOpaque()) else {
-            throw MQTTError(call: "mosquitto_new", code: -1, errorNumber: errno)
+            throw MQTTError(call: "mosquitto_new", code: -1, errorNumber: Errno.current.code)
         }
         self.handle = handle
         mosquitto_connect_callback_set(handle) { _, userdata, code in
@@ -135,7 +135,7 @@ final class MQTTConnection: MQTTTransport {
 
     private func check(_ code: Int32, _ call: String) throws(MQTTError) {
         guard code != loctrack_mosquitto_success else { return }
-        throw MQTTError(call: call, code: code, errorNumber: code == MOSQ_ERR_ERRNO.rawValue ? errno : nil)
+        throw MQTTError(call: call, code: code, errorNumber: code == MOSQ_ERR_ERRNO.rawValue ? Errno.current.code : nil)
     }
 
     /// Text for a CONNACK return code (libmosquitto's `mosquitto_connack_string`).

@@ -1,5 +1,5 @@
-import Glibc
 import LocTrack
+import LocTrackSystem
 
 /// What the options resolve with the process's environment and files.
 extension PublishOptions {
@@ -7,7 +7,7 @@ extension PublishOptions {
     public static var processEnvironment: [String: String] {
         var environment: [String: String] = [:]
         for name in ["XDG_STATE_HOME", "HOME", passwordVariable] {
-            if let value = getenv(name) { environment[name] = String(cString: value) }
+            if let value = environmentValue(name) { environment[name] = value }
         }
         return environment
     }

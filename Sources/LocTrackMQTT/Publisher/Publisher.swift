@@ -1,6 +1,6 @@
-import Glibc
 import LocTrack
 import Synchronization
+import LocTrackSystem
 
 /// Publishes messages to an MQTT broker with nothing lost: store and forward.
 ///

@@ -1,6 +1,6 @@
-import Glibc
 import LocTrack
 import Synchronization
+import LocTrackSystem
 
 /// The publisher's thread: a thin driver around ``PublisherStateMachine``. It feeds the
 /// machine what the transport, the wake-up pipe, the spool and the monotonic clock say,
@@ -19,7 +19,7 @@ struct PublisherLoop<Transport: MQTTTransport, Jitter: RandomNumberGenerator> {
     /// The stop request was handed to the machine.
     private var stopSeen = false
     /// The wake-up pipe and the broker's socket, reused by every `poll()`.
-    private var descriptors = [pollfd](repeating: pollfd(fd: -1, events: 0, revents: 0), count: 2)
+    private var descriptors = PollSet(count: 2)
 
     init(core: PublisherCore, transport: Transport, jitter: Jitter) {
         self.core = core
@@ -118,12 +118,10 @@ struct PublisherLoop<Transport: MQTTTransport, Jitter: RandomNumberGenerator> {
     private mutating func waitForWork(until deadline: Int64) {
         let timeout = Int32(clamping: max(0, deadline - Monotonic.milliseconds))
         let socket = transport.socket
-        descriptors[0] = pollfd(fd: core.wakeUps.readDescriptor, events: Int16(POLLIN), revents: 0)
-        descriptors[1] = pollfd(
-            fd: socket, events: Int16(POLLIN | (transport.wantsWrite ? POLLOUT : 0)), revents: 0)
-        let count = nfds_t(socket >= 0 ? 2 : 1)
-        _ = retryingInterrupts { poll(&descriptors, count, timeout) }
-        if descriptors[0].revents != 0 { core.wakeUps.drain() }
+        descriptors.set(0, descriptor: core.wakeUps.readDescriptor, events: .readable)
+        descriptors.set(1, descriptor: socket, events: transport.wantsWrite ? [.readable, .writable] : .readable)
+        _ = descriptors.wait(entries: socket >= 0 ? 2 : 1, milliseconds: timeout)
+        if !descriptors.returned(0).isEmpty { core.wakeUps.drain() }
     }
 }
 

@@ -1,4 +1,5 @@
 import LocTrack
+import LocTrackSystem
 
 /// What happened to the publisher's connection or spool, for a program to report
 /// (loctrack prints each on stderr, an outage once).

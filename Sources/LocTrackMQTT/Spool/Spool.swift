@@ -1,6 +1,6 @@
-import Glibc
 import LocTrack
 import Synchronization
+import LocTrackSystem
 
 // The spool: every message loctrack publishes goes to disk here first, and leaves only
 // once the broker has it, so that nothing is lost when the broker or the network goes
@@ -73,7 +73,7 @@ package final class Spool: Sendable {
         // (the segment may be closed or deleted meanwhile; the duplicate stays valid): the
         // publisher's thread can take and acknowledge messages while the disk syncs.
         if let descriptor = lastSync {
-            defer { Glibc.close(descriptor) }
+            defer { closeDescriptor(descriptor) }
             do {
                 try syncData(descriptor)
             } catch {

@@ -1,4 +1,5 @@
 import LocTrack
+import LocTrackSystem
 
 /// Why the spool failed, on one line naming the file: the system call and its errno,
 /// damage found on disk, a message it cannot store, or a spool already in use.

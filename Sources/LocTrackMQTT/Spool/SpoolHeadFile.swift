@@ -1,5 +1,5 @@
-import Glibc
 import LocTrack
+import LocTrackSystem
 
 /// `DIR/head`: the durable head, the first sequence not yet acknowledged by the broker.
 ///
@@ -27,8 +27,8 @@ struct SpoolHeadFile {
         let path = directory + "/head"
         let descriptor: Int32
         do {
-            descriptor = try openFile(path, flags: O_RDWR)
-        } catch where error.code == ENOENT {
+            descriptor = try openFile(path, .readWrite)
+        } catch where error == .noSuchFile {
             return nil
         } catch {
             throw .io(path, "open", error.code)
@@ -46,7 +46,7 @@ struct SpoolHeadFile {
             let older = values[0] == nil ? 0 : values[1] == nil ? 1 : (values[0]! <= values[1]! ? 0 : 1)
             return (SpoolHeadFile(path: path, descriptor: descriptor, nextSlot: older), head)
         } catch {
-            Glibc.close(descriptor)
+            closeDescriptor(descriptor)
             throw error
         }
     }
@@ -58,14 +58,14 @@ struct SpoolHeadFile {
         try? removeFile(temporary)  // left by a crash during an earlier creation
         let bytes = encode(head) + encode(head)
         try io(temporary, "create") { () throws(Errno) in
-            let descriptor = try openFile(temporary, flags: O_WRONLY | O_CREAT | O_EXCL, mode: 0o600)
-            defer { Glibc.close(descriptor) }
+            let descriptor = try openFile(temporary, [.writeOnly, .create, .exclusive], mode: 0o600)
+            defer { closeDescriptor(descriptor) }
             if let error = bytes.withUnsafeBytes({ writeAll(descriptor, $0) }) { throw error }
             try syncFile(descriptor)
         }
         try io(path, "rename \(temporary) over") { () throws(Errno) in try renameFile(temporary, over: path) }
         try io(directory, "sync the folder") { () throws(Errno) in try syncDirectory(directory) }
-        guard let (file, _) = try open(directory: directory) else { throw .io(path, "open", ENOENT) }
+        guard let (file, _) = try open(directory: directory) else { throw .io(path, "open", Errno.noSuchFile.code) }
         return file
     }
 
@@ -86,7 +86,7 @@ struct SpoolHeadFile {
     }
 
     func close() {
-        Glibc.close(descriptor)
+        closeDescriptor(descriptor)
     }
 
     static func encode(_ head: UInt64) -> [UInt8] {

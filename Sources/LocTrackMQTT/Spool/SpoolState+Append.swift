@@ -1,5 +1,5 @@
-import Glibc
 import LocTrack
+import LocTrackSystem
 
 extension SpoolState {
     /// Appends `messages` (see ``Spool/append(_:)``): their records are encoded into one
@@ -45,11 +45,10 @@ extension SpoolState {
             let isLastChunk = next == messages.count
             try writeToTail(bytes, ends: ends, sync: !isLastChunk)
             if isLastChunk, let descriptor = tailDescriptor {
-                let duplicate = dup(descriptor)
-                if duplicate < 0 {
-                    try io(index.segments[index.segments.count - 1].path, "sync") { () throws(Errno) in try syncData(descriptor) }
-                } else {
+                if let duplicate = duplicateDescriptor(descriptor) {
                     lastSync = duplicate
+                } else {
+                    try io(index.segments[index.segments.count - 1].path, "sync") { () throws(Errno) in try syncData(descriptor) }
                 }
             }
         }
@@ -94,16 +93,16 @@ extension SpoolState {
     private mutating func startSegment() throws(SpoolError) {
         let segment = SpoolSegment(firstSequence: index.nextSequence, directory: directory)
         let descriptor = try io(segment.path, "create") { () throws(Errno) in
-            try openFile(segment.path, flags: O_RDWR | O_CREAT | O_EXCL, mode: 0o600)
+            try openFile(segment.path, [.readWrite, .create, .exclusive], mode: 0o600)
         }
         do {
             try io(directory, "sync the folder") { () throws(Errno) in try syncDirectory(directory) }
         } catch {
-            Glibc.close(descriptor)
+            closeDescriptor(descriptor)
             try? removeFile(segment.path)
             throw error
         }
-        if let tailDescriptor { Glibc.close(tailDescriptor) }
+        if let tailDescriptor { closeDescriptor(tailDescriptor) }
         tailDescriptor = descriptor
         // The previous segment, if wholly acknowledged, goes at the next flush.
         index.segmentStarted(segment)

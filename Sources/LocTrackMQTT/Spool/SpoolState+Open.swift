@@ -1,5 +1,5 @@
-import Glibc
 import LocTrack
+import LocTrackSystem
 
 extension SpoolState {
     /// Opens the spool in `directory`, creating it (mode 0700) when missing, and recovers
@@ -9,13 +9,13 @@ extension SpoolState {
     static func open(directory: String, limitBytes: Int64, segmentBytes: Int64) throws(SpoolError) -> SpoolState {
         try io(directory, "create") { () throws(Errno) in try makeDirectories(directory, mode: 0o700) }
         let lockPath = directory + "/lock"
-        let lock = try io(lockPath, "open") { () throws(Errno) in try openFile(lockPath, flags: O_RDWR | O_CREAT, mode: 0o600) }
+        let lock = try io(lockPath, "open") { () throws(Errno) in try openFile(lockPath, [.readWrite, .create], mode: 0o600) }
         var tail: Int32?
         let segments: [SpoolSegment], head: UInt64, headFile: SpoolHeadFile
         do throws(SpoolError) {
             do {
-                try lockFile(lock, LOCK_EX | LOCK_NB)
-            } catch where error.code == EWOULDBLOCK {
+                try lockFile(lock, .exclusive, waiting: false)
+            } catch where error == .wouldBlock {
                 throw SpoolError(path: directory, kind: .inUse)
             } catch {
                 throw .io(lockPath, "lock", error.code)
@@ -36,14 +36,14 @@ extension SpoolState {
                 headFile = try SpoolHeadFile.create(directory: directory, head: head)
             }
         } catch {
-            if let tail { Glibc.close(tail) }
-            Glibc.close(lock)
+            if let tail { closeDescriptor(tail) }
+            closeDescriptor(lock)
             throw error
         }
         // A last segment ending below the head cannot be continued: the next sequence
         // is the head's, and segments hold sequences without gaps.
         if let last = segments.last, last.endSequence < head, let descriptor = tail {
-            Glibc.close(descriptor)
+            closeDescriptor(descriptor)
             tail = nil
         }
         var state = SpoolState(
@@ -72,7 +72,7 @@ extension SpoolState {
                 throw .corrupt(segment.path, at: nil, "starts at sequence \(firstSequence), but the segment before ends at \(previous.endSequence)")
             }
             let isLast = index == firstSequences.count - 1
-            let descriptor = try io(segment.path, "open") { () throws(Errno) in try openFile(segment.path, flags: isLast ? O_RDWR : O_RDONLY) }
+            let descriptor = try io(segment.path, "open") { () throws(Errno) in try openFile(segment.path, isLast ? .readWrite : .readOnly) }
             do {
                 let bytes = try io(segment.path, "read") { () throws(Errno) in try readToEnd(descriptor) }
                 segment.ends = try recordEnds(of: bytes, in: segment.path, isLast: isLast)
@@ -84,12 +84,12 @@ extension SpoolState {
                     }
                 }
             } catch {
-                Glibc.close(descriptor)
+                closeDescriptor(descriptor)
                 throw error
             }
             segments.append(segment)
             if isLast { return (segments, descriptor) }
-            Glibc.close(descriptor)
+            closeDescriptor(descriptor)
         }
         return (segments, nil)
     }

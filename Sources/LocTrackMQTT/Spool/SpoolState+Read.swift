@@ -1,5 +1,5 @@
-import Glibc
 import LocTrack
+import LocTrackSystem
 
 extension SpoolState {
     /// Up to `limit` unacknowledged messages from `sequence` on (see
@@ -47,8 +47,8 @@ extension SpoolState {
         if isTail, let tailDescriptor {
             bytes = try io(segment.path, "read") { () throws(Errno) in try readBytes(tailDescriptor, at: start, count: count) }
         } else {
-            let descriptor = try io(segment.path, "open") { () throws(Errno) in try openFile(segment.path, flags: O_RDONLY) }
-            defer { Glibc.close(descriptor) }
+            let descriptor = try io(segment.path, "open") { () throws(Errno) in try openFile(segment.path, .readOnly) }
+            defer { closeDescriptor(descriptor) }
             bytes = try io(segment.path, "read") { () throws(Errno) in try readBytes(descriptor, at: start, count: count) }
         }
         var offsets: [Int] = []

@@ -1,5 +1,5 @@
-import Glibc
 import LocTrack
+import LocTrackSystem
 
 /// Everything a ``Spool`` holds behind its mutex: the index of its messages
 /// (``SpoolIndex``, pure), the head as written to the head file, the recent messages,
@@ -59,13 +59,13 @@ struct SpoolState {
         while let oldest = index.deletableSegment(tailOpen: tailDescriptor != nil, segmentBytes: segmentBytes) {
             do {
                 try removeFile(oldest.path)
-            } catch where error.code == ENOENT {
+            } catch where error == .noSuchFile {
                 // Already gone.
             } catch {
                 throw .io(oldest.path, "delete", error.code)
             }
             if index.segments.count == 1, let descriptor = tailDescriptor {
-                Glibc.close(descriptor)
+                closeDescriptor(descriptor)
                 tailDescriptor = nil
             }
             index.oldestSegmentDeleted()
@@ -74,8 +74,8 @@ struct SpoolState {
 
     /// Closes every descriptor, the lock last.
     func close() {
-        if let tailDescriptor { Glibc.close(tailDescriptor) }
+        if let tailDescriptor { closeDescriptor(tailDescriptor) }
         headFile.close()
-        Glibc.close(lockDescriptor)
+        closeDescriptor(lockDescriptor)
     }
 }

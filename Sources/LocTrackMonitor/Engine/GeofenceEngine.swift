@@ -1,5 +1,5 @@
-import Glibc
 package import LocTrack
+import LocTrackSystem
 
 /// Decides a monitor's conditions from fixes: a pure state machine, no I/O, no clock.
 ///

@@ -1,5 +1,5 @@
-import Glibc
 import LocTrack
+import LocTrackSystem
 
 /// A latitude/longitude box. A box that would cross the antimeridian or reach a pole
 /// spans every longitude instead: larger than needed, never too small.

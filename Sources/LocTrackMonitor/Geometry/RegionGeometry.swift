@@ -1,5 +1,5 @@
-import Glibc
 import LocTrack
+import LocTrackSystem
 
 /// A condition prepared for deciding: its bounding box, its size, and the signed
 /// distance from a point to its boundary.

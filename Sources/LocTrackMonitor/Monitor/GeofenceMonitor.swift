@@ -1,6 +1,6 @@
-import Glibc
 import Synchronization
 public import LocTrack
+import LocTrackSystem
 
 /// Named, persistent geofences decided from gpsd's fixes: CoreLocation's `CLMonitor`, for gpsd.
 ///
@@ -99,7 +99,7 @@ public actor GeofenceMonitor {
     {
         for (identifier, _) in conditions { try Self.validate(identifier: identifier) }
         let assumed: GeofenceState = state == .unmonitored ? .unknown : state
-        let now = Timestamp(seconds: Int64(time(nil)))
+        let now = Timestamp(seconds: wallClockSeconds())
         try synchronize { snapshot throws(GeofenceError) in
             for (identifier, condition) in conditions {
                 snapshot.add(condition, identifier: identifier, assuming: assumed, at: now)

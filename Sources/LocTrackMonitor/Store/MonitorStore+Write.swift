@@ -1,5 +1,5 @@
-import Glibc
 package import LocTrack
+import LocTrackSystem
 
 extension MonitorStore {
     /// Replaces the state file with `snapshot`, atomically and durably (the exclusive
@@ -11,7 +11,7 @@ extension MonitorStore {
         let temporary = temporaryPath
         try? removeFile(temporary)  // a leftover of a writer that died; usually absent
         let descriptor = try io(temporary, "create") { () throws(Errno) in
-            try openFile(temporary, flags: O_WRONLY | O_CREAT | O_EXCL, mode: Self.fileMode)
+            try openFile(temporary, [.writeOnly, .create, .exclusive], mode: Self.fileMode)
         }
         do {
             try io(temporary, "write") { () throws(Errno) in
@@ -19,7 +19,7 @@ extension MonitorStore {
             }
             try io(temporary, "sync") { () throws(Errno) in try syncFile(descriptor) }
         } catch {
-            close(descriptor)
+            closeDescriptor(descriptor)
             try? removeFile(temporary)
             throw error
         }
@@ -32,7 +32,7 @@ extension MonitorStore {
         }
         do {
             try syncDirectory(directory)
-        } catch where error.code == EINVAL {
+        } catch where error == .invalidArgument {
             // The file system cannot sync a directory (some FUSE ones): the rename is done.
         } catch {
             throw .stateFileIO(path: directory, operation: "sync the directory", errorNumber: error.code)
@@ -56,9 +56,9 @@ extension MonitorStore {
         return try withExclusiveLock { () throws(GeofenceError) -> Int? in
             guard signature() == expected else { return nil }
             let descriptor = try io(statePath, "open") { () throws(Errno) in
-                try openFile(statePath, flags: O_RDWR | O_APPEND)
+                try openFile(statePath, [.readWrite, .append])
             }
-            defer { close(descriptor) }
+            defer { closeDescriptor(descriptor) }
             let last = try io(statePath, "read") { () throws(Errno) in try byte(at: expected.size - 1, of: descriptor) }
             guard last == UInt8(ascii: "\n") else { return nil }
             let line = MonitorFileFormat.encodeDecisions(

@@ -1,5 +1,5 @@
-import Glibc
 import LocTrack
+import LocTrackSystem
 
 /// A named monitor's files, and the only code that reads or writes them.
 ///
@@ -30,8 +30,8 @@ package struct MonitorStore: Sendable {
 
     /// Missing directories are created with this mode: only the owner may look in them
     /// (the XDG Base Directory specification asks for 0700).
-    static let directoryMode: mode_t = 0o700
-    static let fileMode: mode_t = 0o600
+    static let directoryMode: UInt32 = 0o700
+    static let fileMode: UInt32 = 0o600
 
     /// - Parameters:
     ///   - name: 1 to 64 of `A-Z a-z 0-9 . _ -`, not starting with `.` (it names files).
@@ -70,8 +70,8 @@ package struct MonitorStore: Sendable {
     ///   is not a state file.
     package func read() throws(GeofenceError) -> MonitorSnapshot {
         guard let lockDescriptor = try openLock(creatingDirectories: false) else { return MonitorSnapshot(name: name) }
-        defer { close(lockDescriptor) }
-        try lock(lockDescriptor, LOCK_SH, as: "lock (shared)")
+        defer { closeDescriptor(lockDescriptor) }
+        try lock(lockDescriptor, .shared, as: "lock (shared)")
         return try readLocked()
     }
 
@@ -90,10 +90,10 @@ package struct MonitorStore: Sendable {
     @discardableResult
     package func update(_ change: (inout MonitorSnapshot) throws(GeofenceError) -> Void) throws(GeofenceError) -> MonitorSnapshot {
         guard let lockDescriptor = try openLock(creatingDirectories: true) else {
-            throw .stateFileIO(path: lockPath, operation: "open", errorNumber: ENOENT)
+            throw .stateFileIO(path: lockPath, operation: "open", errorNumber: Errno.noSuchFile.code)
         }
-        defer { close(lockDescriptor) }
-        try lock(lockDescriptor, LOCK_EX, as: "lock")
+        defer { closeDescriptor(lockDescriptor) }
+        try lock(lockDescriptor, .exclusive, as: "lock")
         let stored = try readLocked()
         var changed = stored
         try change(&changed)
@@ -120,10 +120,10 @@ package struct MonitorStore: Sendable {
     /// Runs `body` holding the exclusive lock on the lock file.
     func withExclusiveLock<Result>(_ body: () throws(GeofenceError) -> Result) throws(GeofenceError) -> Result {
         guard let lockDescriptor = try openLock(creatingDirectories: true) else {
-            throw .stateFileIO(path: lockPath, operation: "open", errorNumber: ENOENT)
+            throw .stateFileIO(path: lockPath, operation: "open", errorNumber: Errno.noSuchFile.code)
         }
-        defer { close(lockDescriptor) }
-        try lock(lockDescriptor, LOCK_EX, as: "lock")
+        defer { closeDescriptor(lockDescriptor) }
+        try lock(lockDescriptor, .exclusive, as: "lock")
         return try body()
     }
 
@@ -142,16 +142,16 @@ package struct MonitorStore: Sendable {
     package func holdRunLock() throws(GeofenceError) -> RunLock {
         try createDirectory()
         let descriptor = try io(runPath, "open") { () throws(Errno) in
-            try openFile(runPath, flags: O_RDWR | O_CREAT, mode: Self.fileMode)
+            try openFile(runPath, [.readWrite, .create], mode: Self.fileMode)
         }
         do {
-            try lockFile(descriptor, LOCK_EX | LOCK_NB)
+            try lockFile(descriptor, .exclusive, waiting: false)
         } catch {
-            close(descriptor)
-            if error.code == EWOULDBLOCK { throw .alreadyRunning(name, path: runPath) }
+            closeDescriptor(descriptor)
+            if error == .wouldBlock { throw .alreadyRunning(name, path: runPath) }
             throw .stateFileIO(path: runPath, operation: "lock", errorNumber: error.code)
         }
-        return RunLock(path: runPath, descriptor: descriptor)
+        return RunLock(path: runPath, descriptor: FileDescriptor(owning: descriptor))
     }
 
     // MARK: Steps
@@ -163,19 +163,19 @@ package struct MonitorStore: Sendable {
     private func openLock(creatingDirectories: Bool) throws(GeofenceError) -> Int32? {
         if creatingDirectories { try createDirectory() }
         do {
-            return try openFile(lockPath, flags: O_RDWR | O_CREAT, mode: Self.fileMode)
-        } catch where error.code == ENOENT && !creatingDirectories {
+            return try openFile(lockPath, [.readWrite, .create], mode: Self.fileMode)
+        } catch where error == .noSuchFile && !creatingDirectories {
             return nil
-        } catch where !creatingDirectories && (error.code == EACCES || error.code == EROFS) {
-            return try io(lockPath, "open") { () throws(Errno) in try openFile(lockPath, flags: O_RDONLY) }
+        } catch where !creatingDirectories && (error == .permissionDenied || error == .readOnlyFileSystem) {
+            return try io(lockPath, "open") { () throws(Errno) in try openFile(lockPath, .readOnly) }
         } catch {
             throw .stateFileIO(path: lockPath, operation: "open", errorNumber: error.code)
         }
     }
 
-    /// Waits for `flock(descriptor, operation)` on the lock file.
-    private func lock(_ descriptor: Int32, _ operation: Int32, as name: String) throws(GeofenceError) {
-        try io(lockPath, name) { () throws(Errno) in try lockFile(descriptor, operation) }
+    /// Waits for a `lock` (`flock`) of the lock file.
+    private func lock(_ descriptor: Int32, _ lock: FileLock, as name: String) throws(GeofenceError) {
+        try io(lockPath, name) { () throws(Errno) in try lockFile(descriptor, lock) }
     }
 
     private func createDirectory() throws(GeofenceError) {
@@ -188,13 +188,13 @@ package struct MonitorStore: Sendable {
     private func readLocked() throws(GeofenceError) -> MonitorSnapshot {
         let descriptor: Int32
         do {
-            descriptor = try openFile(statePath, flags: O_RDONLY)
-        } catch where error.code == ENOENT {
+            descriptor = try openFile(statePath, .readOnly)
+        } catch where error == .noSuchFile {
             return MonitorSnapshot(name: name)
         } catch {
             throw .stateFileIO(path: statePath, operation: "open", errorNumber: error.code)
         }
-        defer { close(descriptor) }
+        defer { closeDescriptor(descriptor) }
         let bytes = try io(statePath, "read") { () throws(Errno) in try readToEnd(descriptor) }
         return try MonitorFileFormat.decode(bytes, path: statePath).named(name)
     }

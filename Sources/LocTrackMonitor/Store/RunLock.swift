@@ -1,5 +1,5 @@
-import Glibc
 import LocTrack
+import LocTrackSystem
 
 /// Proof that this process runs a monitor: an exclusive `flock` on its `.run` file,
 /// held for as long as this object lives. The kernel drops the lock when the descriptor
@@ -7,14 +7,11 @@ import LocTrack
 package final class RunLock: Sendable {
     /// The `.run` file.
     package let path: String
-    private let descriptor: Int32
+    /// Closed, and so unlocked, with this object.
+    private let descriptor: FileDescriptor
 
-    init(path: String, descriptor: Int32) {
+    init(path: String, descriptor: consuming FileDescriptor) {
         self.path = path
         self.descriptor = descriptor
-    }
-
-    deinit {
-        close(descriptor)
     }
 }

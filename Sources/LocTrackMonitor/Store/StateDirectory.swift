@@ -1,5 +1,5 @@
-import Glibc
 import LocTrack
+import LocTrackSystem
 
 /// Where monitors keep their files when no directory is given: the XDG Base Directory
 /// specification's state home, which is for data that should survive a restart but is
@@ -18,27 +18,14 @@ enum StateDirectory {
         if let home = passwordDatabaseHome(), home.hasPrefix("/") {
             return joined(home, ".local/state/loctrack")
         }
-        throw .stateFileIO(path: "$HOME", operation: "find the state directory under", errorNumber: ENOENT)
-    }
-
-    /// This user's home directory from the password database (`getpwuid_r`: the
-    /// reentrant form, as stores may be made on several threads).
-    private static func passwordDatabaseHome() -> String? {
-        var entry = passwd()
-        var found: UnsafeMutablePointer<passwd>?
-        var buffer = [CChar](repeating: 0, count: 16 * 1024)
-        return buffer.withUnsafeMutableBufferPointer { buffer in
-            guard let start = buffer.baseAddress, getpwuid_r(getuid(), &entry, start, buffer.count, &found) == 0, found != nil,
-                  let directory = entry.pw_dir else { return nil }
-            return String(cString: directory)
-        }
+        throw .stateFileIO(path: "$HOME", operation: "find the state directory under", errorNumber: Errno.noSuchFile.code)
     }
 
     /// The variables ``resolve(environment:)`` reads, from this process's environment.
     static var processEnvironment: [String: String] {
         var environment: [String: String] = [:]
         for name in ["XDG_STATE_HOME", "HOME"] {
-            if let value = getenv(name) { environment[name] = String(cString: value) }
+            if let value = environmentValue(name) { environment[name] = value }
         }
         return environment
     }

@@ -1,6 +1,7 @@
 import Glibc
 import LocTrack
 import Synchronization
+import LocTrackSystem
 
 /// The relay's state and its thread's loop.
 final class RelayCore: Sendable {

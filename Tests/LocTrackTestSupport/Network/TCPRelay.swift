@@ -1,6 +1,7 @@
 import Glibc
 import LocTrack
 import Synchronization
+import LocTrackSystem
 
 /// A network between a client (loctrack) and a server (the broker) that a test can break:
 /// a TCP relay on a free loopback port that forwards each accepted connection to

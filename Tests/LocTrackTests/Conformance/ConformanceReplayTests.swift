@@ -3,6 +3,7 @@ import Foundation
 @testable import LocTrackCLI
 import LocTrackTestSupport
 import Testing
+import LocTrackSystem
 
 /// scripts/conformance.py's scripted way, in process: a capture of gpsd 3.22's JSON
 /// output for a real receiver (`NAME.log.gpsd.jsonl`) is replayed through a scripted

@@ -1,5 +1,6 @@
 @testable import LocTrack
 import Synchronization
+import LocTrackSystem
 
 /// gpsd 3.22's reports as the scripted gpsds send them (after scripts/faults/reports.py),
 /// and the fix loctrack must make of each TPV.

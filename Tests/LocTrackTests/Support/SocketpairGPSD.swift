@@ -1,6 +1,7 @@
 import Glibc
 @testable import LocTrack
 import Synchronization
+import LocTrackSystem
 
 /// A gpsd played by the test, over socketpairs: a ``GPSDConnector`` whose every
 /// `connect(to:)` makes a `socketpair(AF_UNIX, SOCK_STREAM)`, gives the reader one
@@ -81,7 +82,7 @@ final class SocketpairGPSD: GPSDConnector {
             throw LocTrackError(.cannotConnect, source: source, reason: reason)
         case .block:
             state.withLock { $0.blocked += 1 }
-            _ = pollOne(gateRead, events: Int16(POLLIN), milliseconds: 60_000)
+            _ = pollOne(gateRead, events: .readable, milliseconds: 60_000)
         }
         var ends: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0 else {

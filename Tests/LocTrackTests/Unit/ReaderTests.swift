@@ -1,6 +1,7 @@
 @testable import LocTrack
 import LocTrackTestSupport
 import Testing
+import LocTrackSystem
 
 /// The reader thread and a session against a gpsd the test plays over a socketpair
 /// (`Support/SocketpairGPSD.swift`): the process-free cases of scripts/faults

@@ -2,6 +2,7 @@ import Glibc
 import LocTrack
 @testable import LocTrackCLI
 import Testing
+import LocTrackSystem
 
 /// The track writer's loop (``TrackWriterStateMachine`` driven by ``TrackWriter/drive``)
 /// with files in memory and a scripted stdin and clock: no disk, no waiting.

@@ -4,24 +4,19 @@ import Glibc
 /// ``wake()`` from any thread. Both ends are non-blocking and close-on-exec;
 /// many wakes before the sleeper drains cost one wake-up.
 package final class WakeUpPipe: Sendable {
-    package let readDescriptor: Int32
-    private let writeDescriptor: Int32
+    // Whoever polls the pipe holds a reference, so it outlives every poll() on it;
+    // both ends close with it.
+    private let readEnd: FileDescriptor
+    private let writeEnd: FileDescriptor
+
+    /// The end a sleeper polls for `.readable`.
+    package var readDescriptor: Int32 { readEnd.rawValue }
+    private var writeDescriptor: Int32 { writeEnd.rawValue }
 
     package init() throws(Errno) {
-        var descriptors: [Int32] = [-1, -1]
-        guard pipe(&descriptors) == 0 else { throw .current }
-        for descriptor in descriptors {
-            _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
-            _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
-        }
-        readDescriptor = descriptors[0]
-        writeDescriptor = descriptors[1]
-    }
-
-    // Whoever polls the pipe holds a reference, so it outlives every poll() on it.
-    deinit {
-        close(readDescriptor)
-        close(writeDescriptor)
+        let ends = try makePipe(nonBlocking: true)
+        readEnd = FileDescriptor(owning: ends.read)
+        writeEnd = FileDescriptor(owning: ends.write)
     }
 
     /// Wakes the sleeper (a full pipe already holds a wake-up: nothing is lost).
@@ -42,8 +37,8 @@ package final class WakeUpPipe: Sendable {
     /// - Returns: true when woken, false on timeout.
     @discardableResult
     package func wait(milliseconds: Int32) -> Bool {
-        let ready = pollOne(readDescriptor, events: Int16(POLLIN), milliseconds: milliseconds) ?? 0
-        if ready != 0 { drain() }
-        return ready != 0
+        let ready = pollOne(readDescriptor, events: .readable, milliseconds: milliseconds) ?? []
+        if !ready.isEmpty { drain() }
+        return !ready.isEmpty
     }
 }

@@ -1,17 +1,41 @@
 internal import CGlibcExtras
 import Glibc
 
-// Thin wrappers over the file system calls the monitor's state store makes, in the
-// style of Syscalls.swift: EINTR retried through `retryingInterrupts`, failures
-// thrown as `Errno`, every descriptor opened close-on-exec (so a child the CLI might
-// start never inherits a lock). Those the MQTT spool also needs are `package`, with
-// plain Swift types in their signatures (`UInt32` for `mode_t`): Glibc is imported
-// internally, so its type names cannot appear in package declarations. `fileStatus`
-// and `fileIdentity` stay internal: they return Glibc's `stat`.
+// Thin wrappers over the file system calls of the monitor's state store, the MQTT
+// spool and the track writer, in the style of swift-system's Syscalls.swift: EINTR
+// retried through `retryingInterrupts`, failures thrown as `Errno`, every descriptor
+// opened close-on-exec (so a child the CLI starts never inherits a lock). Plain Swift
+// types in the signatures (`UInt32` for `mode_t`): Glibc is imported internally, so its
+// type names cannot appear in package declarations. `fileStatus` stays internal: it
+// returns Glibc's `stat`.
 
-/// Opens `path` with `flags | O_CLOEXEC`; `mode` applies when `O_CREAT` creates it.
-package func openFile(_ path: String, flags: Int32, mode: UInt32 = 0) throws(Errno) -> Int32 {
-    let descriptor = retryingInterrupts { open(path, flags | O_CLOEXEC, mode) }
+/// How ``openFile(_:_:mode:)`` opens a file: `open(2)`'s access mode and flags.
+/// The empty set is read-only (`O_RDONLY` is 0).
+package struct OpenOptions: OptionSet, Sendable {
+    package let rawValue: Int32
+
+    package init(rawValue: Int32) { self.rawValue = rawValue }
+
+    /// `O_RDONLY`: reading only (the empty set).
+    package static var readOnly: OpenOptions { [] }
+    /// `O_WRONLY`: writing only.
+    package static var writeOnly: OpenOptions { OpenOptions(rawValue: O_WRONLY) }
+    /// `O_RDWR`: reading and writing.
+    package static var readWrite: OpenOptions { OpenOptions(rawValue: O_RDWR) }
+    /// `O_CREAT`: create the file if it is missing, with the call's mode.
+    package static var create: OpenOptions { OpenOptions(rawValue: O_CREAT) }
+    /// `O_EXCL`: with `create`, fail with `EEXIST` when the file exists.
+    package static var exclusive: OpenOptions { OpenOptions(rawValue: O_EXCL) }
+    /// `O_APPEND`: every write goes to the end.
+    package static var append: OpenOptions { OpenOptions(rawValue: O_APPEND) }
+    /// `O_DIRECTORY`: fail unless `path` is a directory.
+    package static var directory: OpenOptions { OpenOptions(rawValue: O_DIRECTORY) }
+}
+
+/// Opens `path` with `options`, always close-on-exec; `mode` applies when `.create`
+/// creates it. The C function is `open(2)` with `O_CLOEXEC`, retried on EINTR.
+package func openFile(_ path: String, _ options: OpenOptions, mode: UInt32 = 0) throws(Errno) -> Int32 {
+    let descriptor = retryingInterrupts { open(path, options.rawValue | O_CLOEXEC, mode) }
     guard descriptor >= 0 else { throw .current }
     return descriptor
 }
@@ -23,10 +47,20 @@ package func closeFile(_ descriptor: Int32) throws(Errno) {
     guard close(descriptor) == 0 else { throw .current }
 }
 
-/// `flock(2)`: `LOCK_SH` or `LOCK_EX`, optionally `| LOCK_NB`. A blocking lock waits
-/// through signals. The lock belongs to the open file description, so two `openFile`
-/// calls on one path exclude each other even within one process.
-package func lockFile(_ descriptor: Int32, _ operation: Int32) throws(Errno) {
+/// The kind of ``lockFile(_:_:waiting:)`` lock.
+package enum FileLock: Sendable {
+    /// `LOCK_SH`: many holders, no exclusive one.
+    case shared
+    /// `LOCK_EX`: one holder.
+    case exclusive
+}
+
+/// Locks the whole file behind `descriptor`. A lock that waits (`waiting`) waits through
+/// signals; one that does not throws ``Errno/wouldBlock`` when another holds it. The lock
+/// belongs to the open file description, so two `openFile` calls on one path exclude
+/// each other even within one process. The C function is `flock(2)`.
+package func lockFile(_ descriptor: Int32, _ lock: FileLock, waiting: Bool = true) throws(Errno) {
+    let operation = (lock == .shared ? LOCK_SH : LOCK_EX) | (waiting ? 0 : LOCK_NB)
     guard retryingInterrupts({ flock(descriptor, operation) }) == 0 else { throw .current }
 }
 
@@ -51,7 +85,7 @@ package func byte(at offset: Int64, of descriptor: Int32) throws(Errno) -> UInt8
 
 /// Syncs the directory `path`, so a `rename` into it survives a power cut.
 package func syncDirectory(_ path: String) throws(Errno) {
-    let descriptor = try openFile(path, flags: O_RDONLY | O_DIRECTORY)
+    let descriptor = try openFile(path, [.readOnly, .directory])
     defer { close(descriptor) }
     try syncFile(descriptor)
 }
@@ -166,4 +200,18 @@ package func listDirectory(_ path: String) throws(Errno) -> [String] {
         }
         if name != ".", name != ".." { names.append(name) }
     }
+}
+
+/// Whether something exists at `path`. The C function is `access(2)` with `F_OK`.
+package func fileExists(_ path: String) -> Bool {
+    access(path, F_OK) == 0
+}
+
+/// Moves `descriptor`'s offset to the end of its file.
+/// The C function is `lseek(2)` with `SEEK_END`.
+/// - Returns: the file's size.
+package func seekToEnd(_ descriptor: Int32) throws(Errno) -> Int64 {
+    let size = Int64(lseek(descriptor, 0, SEEK_END))
+    guard size >= 0 else { throw .current }
+    return size
 }

@@ -1,0 +1,47 @@
+import Glibc
+
+// Clocks and calendar time: the monotonic clock of the reader's deadlines, the wall
+// clock's seconds (time(2)), and strftime(3) of a UTC time.
+
+/// Milliseconds on the monotonic clock, for the reader's deadlines.
+package enum Monotonic {
+    private static let origin = ContinuousClock.now
+
+    package static var milliseconds: Int64 { (ContinuousClock.now - origin).milliseconds }
+}
+
+extension Duration {
+    /// Whole milliseconds (truncated): the unit of poll(2) timeouts.
+    package var milliseconds: Int64 {
+        let parts = components
+        return parts.seconds * 1000 + parts.attoseconds / 1_000_000_000_000_000
+    }
+
+    /// Whole and fractional seconds, for messages.
+    package var seconds: Double {
+        Double(components.seconds) + Double(components.attoseconds) / 1e18
+    }
+}
+
+/// Whole seconds since 1970 on the wall clock. The C function is `time(2)`.
+package func wallClockSeconds() -> Int64 {
+    Int64(time(nil))
+}
+
+/// `format` with its `strftime(3)` fields filled in for `seconds` since 1970, in UTC
+/// (`gmtime_r(3)`); nil when the time cannot be broken down or the result does not fit
+/// in 64 KiB. An empty result is nil too (strftime cannot tell it from "too small").
+package func formatUTC(_ format: String, seconds: Int64) -> String? {
+    var time = time_t(seconds)
+    var parts = tm()
+    guard gmtime_r(&time, &parts) != nil else { return nil }
+    // strftime returns 0 both for "too small" and for an empty result: grow until it fits.
+    var capacity = max(256, format.utf8.count * 4)
+    while capacity <= 1 << 16 {
+        var buffer = [CChar](repeating: 0, count: capacity)
+        let count = strftime(&buffer, capacity, format, &parts)
+        if count > 0 { return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self) }
+        capacity *= 4
+    }
+    return nil
+}
