@@ -93,3 +93,10 @@ extension GPSFake {
         }
     }
 }
+
+extension GPSFake {
+    /// How many TPV reports gpsd has sent to its clients so far, all told.
+    package var tpvReportsSent: Int {
+        gpsdLog.filter { $0.contains("=> client(") && $0.contains(#""class":"TPV""#) }.count
+    }
+}

@@ -53,9 +53,11 @@ extension EndToEndTests {
             let home = try StateHome()
             _ = try await home.loctrack(["monitor", "add", "a", "--circle", T.circleArgument(radius: 100)])
             _ = try await home.loctrack(["monitor", "add", "b", "--circle", T.circleArgument(radius: 100, north: 600)])
-            // North from −300 m to 900 m and back, 20 m an epoch: through a and b, twice each.
+            // North from −300 m to 900 m and back, 20 m an epoch: through a and b, twice each;
+            // one lap per 40 kills, so that every run has a few epochs.
             let out = (0...60).map { (north: -300 + 20 * Double($0), east: 0.0) }
-            let log = T.log(out + out.reversed().dropFirst(), hdop: 0.5)
+            let lap = out + out.reversed().dropFirst(), laps = max(1, Self.kills / 40)
+            let log = T.log((0..<laps).flatMap { lapIndex in lapIndex == 0 ? lap : Array(lap.dropFirst()) }, hdop: 0.5)
             let run = try PublishRun("monitor-kills")
             let file = "\(home.path)/events.json"
             var generator = SplitMix64(seed: 2026)
@@ -71,9 +73,17 @@ extension EndToEndTests {
                     for attempt in 0..<Self.kills {
                         let monitor = try home.start(arguments + [fake.sourceArgument])
                         try await fake.waitForWatchRequests(attempt + 1, by: monitor)
-                        // The whole track over the runs: on average epochs ÷ kills an attempt.
-                        fake.feed(epochs: Int(generator.next() % UInt64(2 * log.epochs.count / Self.kills + 1)))
-                        try await Task.sleep(for: .milliseconds(Int(generator.next() % 150)))
+                        // The whole track over the runs: about epochs ÷ kills an attempt, and at least
+                        // 2 (gpsd's reports of an epoch make a fix once the next epoch begins). The
+                        // kill comes 0–100 ms after gpsd sent the first of them: while the monitor
+                        // decides, saves, delivers or confirms (killed before it has a fix, the track
+                        // would pass by unseen).
+                        let spread = UInt64(max(1, 2 * log.epochs.count / Self.kills - 3))
+                        let epochs = 2 + Int(generator.next() % spread)
+                        let sent = fake.tpvReportsSent
+                        fake.feed(epochs: epochs)
+                        try await waitUntil(timeout: .seconds(10), "gpsd to send the fed epochs") { fake.tpvReportsSent > sent }
+                        try await Task.sleep(for: .milliseconds(Int(generator.next() % 100)))
                         monitor.signal(SIGKILL)
                         let result = try await monitor.result()
                         #expect(result.status == .signaled(SIGKILL), "\(result)")
