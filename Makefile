@@ -67,7 +67,7 @@ deps:
 	@bash scripts/install-deps.sh
 
 build: deps
-	$(SWIFT) build -c release $(SWIFT_BUILD_FLAGS)
+	$(SWIFT) build -c release --product loctrack $(SWIFT_BUILD_FLAGS)
 	@echo "built $(BIN)"
 
 # Debug build first: the tests run the `loctrack` executable that sits next to
@@ -199,7 +199,7 @@ BENCH_FLAGS ?=
 
 .PHONY: bench bench-smoke bench-build bench-tools
 bench-build: deps
-	$(SWIFT) build -c release --scratch-path $(BENCH_SCRATCH) $(SWIFT_BUILD_FLAGS)
+	$(SWIFT) build -c release --product loctrack --scratch-path $(BENCH_SCRATCH) $(SWIFT_BUILD_FLAGS)
 	@mkdir -p $(BENCH_BIN)
 	$(BENCH_CC) $(BENCH_CFLAGS) -o $(BENCH_BIN)/flood_gpsd $(FLOOD_GPSD_SRC)
 	$(BENCH_CC) $(BENCH_CFLAGS) -o $(BENCH_BIN)/gpsclient Benchmarks/c-client/gpsclient.c \
@@ -253,7 +253,7 @@ FAULTS_FLAGS ?=
 
 .PHONY: faults faults-long faults-build
 faults-build: deps
-	$(SWIFT) build -c release --scratch-path $(FAULTS_SCRATCH) $(SWIFT_BUILD_FLAGS)
+	$(SWIFT) build -c release --product loctrack --scratch-path $(FAULTS_SCRATCH) $(SWIFT_BUILD_FLAGS)
 	$(FAULTS_CC) -O2 -Wall -Wextra -o $(FAULTS_SCRATCH)/flood_gpsd $(FLOOD_GPSD_SRC) \
 		|| { rm -f $(FAULTS_SCRATCH)/flood_gpsd; echo "faults: flood_gpsd did not build; using the Python flood"; }
 
@@ -306,7 +306,7 @@ DEB_MAINTAINER ?=
 
 .PHONY: deb-build
 deb-build: deps
-	$(SWIFT) build -c release --scratch-path $(DEB_SCRATCH) $(DEB_SWIFT_FLAGS)
+	$(SWIFT) build -c release --product loctrack --scratch-path $(DEB_SCRATCH) $(DEB_SWIFT_FLAGS)
 
 deb: deb-build
 	rm -rf '$(DEB_STAGE)'

@@ -1,3 +1,5 @@
+// CGlibcExtras: timespec's memberwise initialiser is seen through the shim's <time.h> in a release build.
+import CGlibcExtras
 import Glibc
 
 /// A signal number, with names for the signals loctrack handles.
