@@ -11,20 +11,21 @@ struct StationaryDetector {
     static let movingSpeed = 0.5
     static let defaultRadius = 10.0
 
-    private var anchors: [String: Fix] = [:]
+    private var anchors = DeviceTable<Fix>()
 
     mutating func mark(_ fix: Fix) -> Fix {
         let key = fix.device ?? ""
-        guard let anchor = anchors[key] else {
+        guard let index = anchors.index(of: key) else {
             // Bounded like the epoch merger's devices: garbage device names cannot grow memory.
             if anchors.count >= EpochMerger.maximumDevices { anchors.removeAll() }
-            anchors[key] = fix
+            _ = anchors.append(key, fix)
             return fix
         }
+        let anchor = anchors[at: index]
         let radius = fix.horizontalError ?? Self.defaultRadius
         let backwards = fix.time < anchor.time
         if backwards || fix.distance(to: anchor) > radius {
-            anchors[key] = fix
+            anchors[at: index] = fix
             return fix
         }
         let moving = (fix.speed ?? 0) >= Self.movingSpeed
