@@ -6,7 +6,13 @@
 /// storage's code. At 1 Hz every fix finds the instruction cache cold, so that
 /// code costs more than the comparisons (see docs/performance.md, "Why 1 Hz misses").
 struct DeviceTable<Value> {
-    private(set) var entries: [(device: String, value: Value)] = []
+    /// A struct, not a tuple: a tuple's copy goes through the runtime's generic
+    /// tuple witness, more code on every fix.
+    struct Entry {
+        let device: String
+        var value: Value
+    }
+    private(set) var entries: [Entry] = []
 
     var count: Int { entries.count }
 
@@ -21,13 +27,13 @@ struct DeviceTable<Value> {
 
     /// The value at `index`, mutated in place (no copy of the value is made).
     subscript(at index: Int) -> Value {
-        get { entries[index].value }
+        _read { yield entries[index].value }
         _modify { yield &entries[index].value }
     }
 
     /// Adds an entry for a device that has none; returns its position.
     mutating func append(_ device: String, _ value: Value) -> Int {
-        entries.append((device, value))
+        entries.append(Entry(device: device, value: value))
         return entries.count - 1
     }
 

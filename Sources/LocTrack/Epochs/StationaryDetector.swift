@@ -21,15 +21,16 @@ struct StationaryDetector {
             _ = anchors.append(key, fix)
             return fix
         }
-        let anchor = anchors[at: index]
+        // The anchor is read in place, never copied out: each copy of a `Fix` runs its
+        // own copy code, and at 1 Hz that code is what a fix costs (performance.md).
         let radius = fix.horizontalError ?? Self.defaultRadius
-        let backwards = fix.time < anchor.time
-        if backwards || fix.distance(to: anchor) > radius {
+        let backwards = fix.time < anchors[at: index].time
+        if backwards || fix.distance(to: anchors[at: index]) > radius {
             anchors[at: index] = fix
             return fix
         }
         let moving = (fix.speed ?? 0) >= Self.movingSpeed
-        let still = fix.time.seconds(since: anchor.time) >= Self.stillSeconds
+        let still = fix.time.seconds(since: anchors[at: index].time) >= Self.stillSeconds
         return still && !moving ? fix.marked(stationary: true) : fix
     }
 }

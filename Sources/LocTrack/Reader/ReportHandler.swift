@@ -5,7 +5,7 @@ import LocTrackSystem
 final class ReportHandler {
     private let decoder = ReportDecoder()
     let assembler: FixAssembler
-    private let sink: (ReaderEvent) -> Void
+    private let sink: (consuming ReaderEvent) -> Void
     let source: GPSDSource
     /// Whether to read satellite counts from SKY reports (otherwise SKY is skipped unread).
     let reportsSatellites: Bool
@@ -25,7 +25,7 @@ final class ReportHandler {
 
     init(
         source: GPSDSource, assembler: FixAssembler, reportsSatellites: Bool = false,
-        sink: @escaping (ReaderEvent) -> Void
+        sink: @escaping (consuming ReaderEvent) -> Void
     ) {
         self.source = source
         self.reportsSatellites = reportsSatellites
