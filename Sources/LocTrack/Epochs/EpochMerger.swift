@@ -27,41 +27,47 @@ struct EpochMerger {
     /// least recently is flushed and forgotten.
     static let maximumDevices = 64
 
-    private var devices: [String: DeviceEpochs] = [:]
+    private var devices = DeviceTable<DeviceEpochs>()
     private var reports = 0
 
     /// Whether any device holds a fix not yet emitted (it waits for the epoch to end).
-    var isHoldingFixes: Bool { devices.values.contains { $0.held != nil } }
+    var isHoldingFixes: Bool { devices.entries.contains { $0.value.held != nil } }
 
     /// Takes one TPV report; calls `emit` for each fix that is now complete, in order.
     mutating func accept(_ report: TPVReport, emit: (Fix) -> Void) {
         let key = report.device ?? ""
         guard let fix = report.fix else {
-            if report.mode < 2 {
+            if report.mode < 2, let index = devices.index(of: key) {
                 // The receiver lost its fix: the epoch it was in is over, and it will re-learn.
-                devices[key]?.flush(emit: emit)
-                devices[key]?.consecutiveSingles = 0
+                devices[at: index].flush(emit: emit)
+                devices[at: index].consecutiveSingles = 0
             }
             return
         }
         reports += 1
-        if devices[key] == nil && devices.count >= Self.maximumDevices {
-            forgetLeastRecentDevice(emit: emit)
+        let index: Int
+        if let known = devices.index(of: key) {
+            index = known
+        } else {
+            if devices.count >= Self.maximumDevices { forgetLeastRecentDevice(emit: emit) }
+            index = devices.append(key, DeviceEpochs())
         }
-        devices[key, default: DeviceEpochs()].accept(fix, emit: emit)
-        devices[key]?.lastReport = reports
+        devices[at: index].accept(fix, emit: emit)
+        devices[at: index].lastReport = reports
     }
 
     private mutating func forgetLeastRecentDevice(emit: (Fix) -> Void) {
-        guard let oldest = devices.min(by: { $0.value.lastReport < $1.value.lastReport })?.key else { return }
-        devices[oldest]?.flush(emit: emit)
-        devices[oldest] = nil
+        guard let oldest = devices.entries.indices.min(by: { devices[at: $0].lastReport < devices[at: $1].lastReport })
+        else { return }
+        devices[at: oldest].flush(emit: emit)
+        devices.remove(at: oldest)
     }
 
-    /// Emits every held fix: the connection is ending, or the device went quiet.
+    /// Emits every held fix, devices in the order of their paths: the connection is
+    /// ending, or the device went quiet.
     mutating func flush(emit: (Fix) -> Void) {
-        for key in devices.keys.sorted() {
-            devices[key]?.flush(emit: emit)
+        for index in devices.entries.indices.sorted(by: { devices.entries[$0].device < devices.entries[$1].device }) {
+            devices[at: index].flush(emit: emit)
         }
     }
 }
@@ -117,19 +123,27 @@ private struct DeviceEpochs {
 }
 
 /// The last ``EpochMerger/rememberedTimes`` epoch times emitted for a device.
+///
+/// A ring searched linearly, not a `Set`: epoch times nearly always grow, and a
+/// time later than every remembered one needs no search at all (``latest``), so
+/// the common case runs a comparison instead of the hashed set's code.
 struct RecentTimes {
     private var order: [Timestamp] = []
     private var next = 0
-    private var members: Set<Timestamp> = []
+    /// At least the latest remembered time (it may have left the ring since).
+    private var latest: Timestamp?
 
-    func contains(_ time: Timestamp) -> Bool { members.contains(time) }
+    func contains(_ time: Timestamp) -> Bool {
+        guard let latest, time <= latest else { return false }
+        return order.contains(time)
+    }
 
     mutating func insert(_ time: Timestamp) {
-        guard members.insert(time).inserted else { return }
+        guard !contains(time) else { return }
+        if latest.map({ $0 < time }) ?? true { latest = time }
         if order.count < EpochMerger.rememberedTimes {
             order.append(time)
         } else {
-            members.remove(order[next])
             order[next] = time
             next = (next + 1) % order.count
         }

@@ -11,24 +11,26 @@ struct StationaryDetector {
     static let movingSpeed = 0.5
     static let defaultRadius = 10.0
 
-    private var anchors: [String: Fix] = [:]
+    private var anchors = DeviceTable<Fix>()
 
     mutating func mark(_ fix: Fix) -> Fix {
         let key = fix.device ?? ""
-        guard let anchor = anchors[key] else {
+        guard let index = anchors.index(of: key) else {
             // Bounded like the epoch merger's devices: garbage device names cannot grow memory.
             if anchors.count >= EpochMerger.maximumDevices { anchors.removeAll() }
-            anchors[key] = fix
+            _ = anchors.append(key, fix)
             return fix
         }
+        // The anchor is read in place, never copied out: each copy of a `Fix` runs its
+        // own copy code, and at 1 Hz that code is what a fix costs (performance.md).
         let radius = fix.horizontalError ?? Self.defaultRadius
-        let backwards = fix.time < anchor.time
-        if backwards || fix.distance(to: anchor) > radius {
-            anchors[key] = fix
+        let backwards = fix.time < anchors[at: index].time
+        if backwards || fix.distance(to: anchors[at: index]) > radius {
+            anchors[at: index] = fix
             return fix
         }
         let moving = (fix.speed ?? 0) >= Self.movingSpeed
-        let still = fix.time.seconds(since: anchor.time) >= Self.stillSeconds
+        let still = fix.time.seconds(since: anchors[at: index].time) >= Self.stillSeconds
         return still && !moving ? fix.marked(stationary: true) : fix
     }
 }

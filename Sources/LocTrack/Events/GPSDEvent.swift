@@ -4,7 +4,12 @@
 /// ``GPSDSession/events(bufferingPolicy:startingWithLatestNoOlderThan:)`` delivers
 /// them as one ordered sequence, so a consumer knows, for instance, that a track
 /// broke (``GPSDStatus/waiting(_:retryIn:)``) between exactly these two fixes.
-public enum GPSDEvent: Sendable, Equatable {
+///
+/// `indirect`: a copy of an event is one retain, not the copy code of a `Fix`
+/// (~450 bytes of optionals) and of every status; each event is copied or
+/// destroyed a few times on its way, and at 1 Hz that code is what a fix costs
+/// (docs/performance.md, "Why 1 Hz misses").
+public indirect enum GPSDEvent: Sendable, Equatable {
     case fix(Fix)
     case status(GPSDStatus)
 

@@ -193,12 +193,18 @@ struct SubscriberTable {
     typealias Subscriber = SerialProcessorState.Subscriber
 
     /// `subscriber` is nil only while ``subscript(_:)`` lends it out.
-    private var entries: [(id: UInt64, subscriber: Subscriber?)] = []
+    /// A struct, not a tuple: a tuple's copy goes through the runtime's generic
+    /// tuple witness, more code on every batch (see docs/performance.md).
+    private struct Entry {
+        let id: UInt64
+        var subscriber: Subscriber?
+    }
+    private var entries: [Entry] = []
 
     var count: Int { entries.count }
     var isEmpty: Bool { entries.isEmpty }
     /// The ids, oldest subscriber first.
-    var ids: [UInt64] { entries.map(\.id) }
+    var ids: [UInt64] { entries.map { $0.id } }  // a closure: a key path runs generic runtime code
 
     subscript(id: UInt64) -> Subscriber? {
         get {
@@ -220,7 +226,7 @@ struct SubscriberTable {
                 yield &value
             } else {
                 var value: Subscriber? = nil
-                defer { if let value { entries.append((id, value)) } }
+                defer { if let value { entries.append(Entry(id: id, subscriber: value)) } }
                 yield &value
             }
         }

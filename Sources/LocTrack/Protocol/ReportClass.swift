@@ -37,18 +37,24 @@ enum ReportClass: Equatable {
         let unused = ["GST", "ATT", "IMU", "TOFF", "PPS", "OSC", "AIS", "RAW", "RTCM2", "RTCM3", "SUBFRAME"]
         switch name.count {
         case 3:
-            if name.elementsEqual("TPV".utf8) { self = .tpv } else if name.elementsEqual("SKY".utf8) { self = .sky } else { self = .other }
+            if Self.matches(name, "TPV") { self = .tpv } else if Self.matches(name, "SKY") { self = .sky } else { self = .other }
         case 4:
-            self = name.elementsEqual("POLL".utf8) ? .poll : .other
+            self = Self.matches(name, "POLL") ? .poll : .other
         case 5:
-            if name.elementsEqual("ERROR".utf8) { self = .error } else if name.elementsEqual("WATCH".utf8) { self = .watch } else { self = .other }
+            if Self.matches(name, "ERROR") { self = .error } else if Self.matches(name, "WATCH") { self = .watch } else { self = .other }
         case 6:
-            self = name.elementsEqual("DEVICE".utf8) ? .device : .other
+            self = Self.matches(name, "DEVICE") ? .device : .other
         case 7:
-            if name.elementsEqual("VERSION".utf8) { self = .version } else if name.elementsEqual("DEVICES".utf8) { self = .devices } else { self = .other }
+            if Self.matches(name, "VERSION") { self = .version } else if Self.matches(name, "DEVICES") { self = .devices } else { self = .other }
         default:
             self = .other
         }
         if self == .other, !unused.contains(where: { name.elementsEqual($0.utf8) }) { self = .unknown }
+    }
+
+    /// Compares with the literal's bytes: `elementsEqual("TPV".utf8)` runs String's
+    /// UTF-8 view code, touched by every report.
+    private static func matches(_ name: UnsafeRawBufferPointer, _ literal: StaticString) -> Bool {
+        literal.withUTF8Buffer { name.elementsEqual($0) }
     }
 }

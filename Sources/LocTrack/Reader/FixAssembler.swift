@@ -3,9 +3,9 @@
 final class FixAssembler {
     private var merger = EpochMerger()
     private var stationary = StationaryDetector()
-    private let sink: (ReaderEvent) -> Void
+    private let sink: (consuming ReaderEvent) -> Void
 
-    init(sink: @escaping (ReaderEvent) -> Void) {
+    init(sink: @escaping (consuming ReaderEvent) -> Void) {
         self.sink = sink
     }
 
@@ -17,8 +17,10 @@ final class FixAssembler {
 
     func accept(_ report: TPVReport) {
         var emitted = false
+        // The closure captures the time alone: capturing `report` copies the whole report.
+        let reportTime = report.fix?.time
         merger.accept(report) { fix in
-            emitted = emitted || fix.time == report.fix?.time
+            emitted = emitted || fix.time == reportTime
             deliver(fix)
         }
         if !emitted, let fix = report.fix, fix.isCompleteForItsMode, sendsProvisionalFixes() { sink(.provisional(fix)) }

@@ -64,7 +64,9 @@ final class ReaderOutput {
         self.deliver = deliver
     }
 
-    func send(_ event: ReaderEvent) {
+    /// Takes the event (`consuming`): it moves into the batch instead of being
+    /// copied there and destroyed by the caller, code run for every fix.
+    func send(_ event: consuming ReaderEvent) {
         pending.append(event)
     }
 

@@ -1,5 +1,10 @@
 /// What the reader thread tells the rest of loctrack, in order.
-enum ReaderEvent: Sendable {
+///
+/// `indirect`: each payload lives in a box, so a copy of an event is one retain.
+/// Unboxed, its copy and destroy code (a `Fix` is ~450 bytes of optionals, and
+/// every case has its own) ran for every fix; at 1 Hz that code, not its
+/// instructions, is what a fix costs (docs/performance.md, "Why 1 Hz misses").
+indirect enum ReaderEvent: Sendable {
     /// A complete fix for one epoch.
     case fix(Fix)
     /// A fix the merger holds because its epoch may still grow: sent only while a

@@ -5,7 +5,7 @@ import LocTrackSystem
 final class ReportHandler {
     private let decoder = ReportDecoder()
     let assembler: FixAssembler
-    private let sink: (ReaderEvent) -> Void
+    private let sink: (consuming ReaderEvent) -> Void
     let source: GPSDSource
     /// Whether to read satellite counts from SKY reports (otherwise SKY is skipped unread).
     let reportsSatellites: Bool
@@ -15,7 +15,9 @@ final class ReportHandler {
     /// An ERROR reply: the watch was refused (e.g. an unknown device).
     private(set) var refusal: LocTrackError?
     /// Devices whose latest TPV had a fix, so each loss of fix is reported once.
-    private var devicesWithFix: Set<String> = []
+    /// A small array, not a `Set`: it is touched on every fix, and a search over a
+    /// device or two runs less code than hashing (see ``DeviceTable``).
+    private var devicesWithFix: [String] = []
     /// Devices gpsd said it lost, so each loss is reported once.
     private var lostDevices: Set<String> = []
     /// When the last fix arrived (monotonic milliseconds), if any did.
@@ -23,7 +25,7 @@ final class ReportHandler {
 
     init(
         source: GPSDSource, assembler: FixAssembler, reportsSatellites: Bool = false,
-        sink: @escaping (ReaderEvent) -> Void
+        sink: @escaping (consuming ReaderEvent) -> Void
     ) {
         self.source = source
         self.reportsSatellites = reportsSatellites
@@ -67,8 +69,9 @@ final class ReportHandler {
             let device = report.device ?? ""
             if report.fix != nil {
                 if devicesWithFix.count >= EpochMerger.maximumDevices { devicesWithFix.removeAll() }
-                devicesWithFix.insert(device)
-            } else if report.mode < 2, devicesWithFix.remove(device) != nil {
+                if !devicesWithFix.contains(device) { devicesWithFix.append(device) }
+            } else if report.mode < 2, let index = devicesWithFix.firstIndex(of: device) {
+                devicesWithFix.remove(at: index)
                 sink(.status(.fixLost(device: report.device)))
             }
         case .version:
