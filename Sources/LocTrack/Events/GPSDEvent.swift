@@ -12,6 +12,9 @@
 public indirect enum GPSDEvent: Sendable, Equatable {
     case fix(Fix)
     case status(GPSDStatus)
+    /// What a SKY report said: only from a session that asked for satellites
+    /// (`reportsSatellites: true`).
+    case sky(SkyView)
 
     /// The fix, if this event is one.
     public var fix: Fix? {

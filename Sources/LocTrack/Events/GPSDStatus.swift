@@ -16,8 +16,6 @@ public enum GPSDStatus: Sendable, Equatable, CustomStringConvertible {
     case noFixes(seconds: Int)
     /// Fixes arrive again after ``noFixes(seconds:)``.
     case fixesResumed
-    /// From gpsd's SKY reports, when the session was asked for them: satellites seen and used.
-    case satellites(seen: Int, used: Int)
     /// A line from gpsd that loctrack could not use; the stream goes on.
     case skippedReport(reason: String, excerpt: String)
 
@@ -35,8 +33,6 @@ public enum GPSDStatus: Sendable, Equatable, CustomStringConvertible {
             "no fix from gpsd for \(seconds) s (receiver silent or without a fix)"
         case .fixesResumed:
             "fixes resumed"
-        case .satellites(let seen, let used):
-            "\(seen) satellites seen, \(used) used"
         case .skippedReport(let reason, let excerpt):
             "skipped a report (\(reason)): \(excerpt)"
         }

@@ -88,6 +88,7 @@ extension TPVReport {
 }
 
 /// libgps marks unknown values as NaN; loctrack says `nil`.
-private func finite(_ value: Double) -> Double? {
+/// A libgps double that is a value: libgps marks one not sent as NaN.
+func finite(_ value: Double) -> Double? {
     value.isFinite ? value : nil
 }

@@ -78,6 +78,8 @@ struct SerialProcessorState {
                 append(.fix(fix), to: ids) { $0.includesProvisionalFixes }
             case .status(let status):
                 append(.status(status), to: ids) { $0.includesStatuses }
+            case .sky(let view):
+                append(.sky(view), to: ids) { $0.includesStatuses }
             case .polled(let fixes, let gpsdTime):
                 deliverPolled(fixes, gpsdTime: gpsdTime)
             case .failed(let error):

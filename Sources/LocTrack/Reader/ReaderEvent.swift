@@ -13,6 +13,8 @@ indirect enum ReaderEvent: Sendable {
     case provisional(Fix)
     /// gpsd's answer to `?POLL`: the latest fix of each watched device, and gpsd's clock.
     case polled([Fix], gpsdTime: Timestamp?)
+    /// A SKY report, read only when the session asked for satellites.
+    case sky(SkyView)
     /// Something to report that is not a fix.
     case status(GPSDStatus)
     /// The connection failed or gpsd refused the watch; nothing more follows.

@@ -7,7 +7,7 @@ final class ReportHandler {
     let assembler: FixAssembler
     private let sink: (consuming ReaderEvent) -> Void
     let source: GPSDSource
-    /// Whether to read satellite counts from SKY reports (otherwise SKY is skipped unread).
+    /// Whether to read SKY reports into ``SkyView``s (otherwise SKY is skipped unread).
     let reportsSatellites: Bool
 
     /// Whether gpsd's VERSION banner arrived on the current connection.
@@ -80,9 +80,10 @@ final class ReportHandler {
         case .error:
             refusal = LocTrackError(.gpsdError, source: source, reason: decoder.decodeErrorMessage(line: line))
         case .sky:
-            if reportsSatellites, let seen = Self.integerValue(of: "nSat", in: line, length),
-               let used = Self.integerValue(of: "uSat", in: line, length) {
-                sink(.status(.satellites(seen: seen, used: used)))
+            if reportsSatellites {
+                sink(.sky(decoder.decodeSky(
+                    line: line, seen: Self.integerValue(of: "nSat", in: line, length),
+                    used: Self.integerValue(of: "uSat", in: line, length))))
             }
         case .poll:
             let reply = PollReply(line: UnsafeRawBufferPointer(start: line, count: length))

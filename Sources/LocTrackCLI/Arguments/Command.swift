@@ -170,7 +170,7 @@ public enum Command: Equatable, Sendable {
         if options.publishes.isEmpty, options.trackerID != nil, options.format != .owntracks {
             throw UsageError.needs("--tid", what: "--publish or --format owntracks")
         }
-        if !options.publishes.isEmpty, options.format == .csv || options.format == .gpx {
+        if options.publishes.contains(where: { $0.homeAssistant == nil }), options.format == .csv || options.format == .gpx {
             throw UsageError.publishNeedsLineFormat
         }
         return .stream(options)

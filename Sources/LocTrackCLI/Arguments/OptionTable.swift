@@ -110,6 +110,17 @@ enum OptionTable {
         OptionSpec("--password-file", .file, "FILE", "its first line is the broker password", repeats: true),
         OptionSpec("--spool", .directory, "DIR", "messages wait here until the broker has them", repeats: true),
         OptionSpec("--spool-limit", .text, "SIZE", "at most SIZE bytes spooled, then the oldest go", repeats: true),
+        OptionSpec("--ha-discovery", "Home Assistant's MQTT discovery and states to this broker, not lines",
+                   repeats: true),
+        OptionSpec("--ha-prefix", .text, "PREFIX", "Home Assistant's discovery prefix (default homeassistant)",
+                   repeats: true),
+        OptionSpec("--ha-name", .text, "NAME", "the device's name in Home Assistant (default the host name)",
+                   repeats: true),
+        OptionSpec("--ha-node", .text, "ID", "the node id in discovery topics (default from --client-id)", repeats: true),
+        OptionSpec("--ha-interval", .number, "SECONDS", "update Home Assistant at most every SECONDS (default 10)",
+                   repeats: true),
+        OptionSpec("--ha-max-error", .number, "METERS", "the tracker skips fixes with eph above METERS (default 100; 0: none)",
+                   repeats: true),
         trackerID,
     ]
 }

@@ -20,6 +20,10 @@ struct PublishArguments {
         var passwordFile: String?
         var spoolDirectory: String?
         var spoolLimitBytes = PublishOptions.defaultSpoolLimitBytes
+        var homeAssistant = false
+        var homeAssistantOptions = HomeAssistantOptions()
+        /// The first `--ha-…` companion given, for "--ha-name needs --ha-discovery".
+        var firstHomeAssistantCompanion: String?
     }
 
     /// The brokers in the order given; the first collects the companions that come before
@@ -85,6 +89,43 @@ struct PublishArguments {
                 throw .invalidValue(text, option: option, expected: "a size of 1 byte or more, e.g. 500000, 500K, 100M, 2G")
             }
             broker.spoolLimitBytes = bytes
+        case "--ha-discovery":
+            broker.homeAssistant = true
+        default:
+            guard try takeHomeAssistant(option, from: &scanner, into: &broker.homeAssistantOptions) else { return false }
+            if broker.firstHomeAssistantCompanion == nil { broker.firstHomeAssistantCompanion = option }
+        }
+        return true
+    }
+
+    /// `--ha-prefix`, `--ha-name`, `--ha-node`, `--ha-interval`, `--ha-max-error`.
+    private func takeHomeAssistant(_ option: String, from scanner: inout ArgumentScanner, into options: inout HomeAssistantOptions)
+        throws(UsageError) -> Bool
+    {
+        switch option {
+        case "--ha-prefix":
+            let text = try scanner.value(for: option)
+            guard HomeAssistantOptions.isValidTopicLevel(text) else {
+                throw .invalidValue(text, option: option, expected: "one MQTT topic level: not empty, no '/', '+', '#'")
+            }
+            options.prefix = text
+        case "--ha-node":
+            let text = try scanner.value(for: option)
+            guard HomeAssistantOptions.isValidNodeID(text) else {
+                throw .invalidValue(text, option: option, expected: "letters, digits, '_' and '-' (Home Assistant's node id)")
+            }
+            options.node = text
+        case "--ha-name":
+            let text = try scanner.value(for: option)
+            guard text.contains(where: { !$0.isWhitespace }) else {
+                throw .invalidValue(text, option: option, expected: "a name that is not empty")
+            }
+            options.name = text
+        case "--ha-interval":
+            options.intervalSeconds = try scanner.positiveNumber(for: option, unit: "seconds")
+        case "--ha-max-error":
+            let metres = try scanner.nonNegativeNumber(for: option, unit: "metres")
+            options.maximumError = metres > 0 ? metres : nil
         default:
             return false
         }
@@ -109,10 +150,14 @@ struct PublishArguments {
             if broker.caFile != nil && !url.usesTLS {
                 throw .needs("--cafile", what: "an mqtts:// URL in --publish (it is the CA for TLS)")
             }
+            if !broker.homeAssistant, let companion = broker.firstHomeAssistantCompanion {
+                throw .needs(companion, what: "--ha-discovery")
+            }
             options.append(PublishOptions(
                 broker: url, qos: broker.qos, retain: broker.retain, clientID: broker.clientID, caFile: broker.caFile,
                 passwordFile: broker.passwordFile, spoolDirectory: broker.spoolDirectory,
-                spoolLimitBytes: broker.spoolLimitBytes, tid: tid))
+                spoolLimitBytes: broker.spoolLimitBytes, tid: tid,
+                homeAssistant: broker.homeAssistant ? broker.homeAssistantOptions : nil))
         }
         try Self.checkDistinct(options)
         return options

@@ -27,7 +27,9 @@ struct MonitorRunCommand {
             return error.exitCode
         }
         let reporter = StatusReporter(verbose: options.verbose)
-        let session = GPSDSession(source: options.source, reconnectPolicy: options.reconnect ? .automatic : .never)
+        let session = GPSDSession(
+            source: options.source, reconnectPolicy: options.reconnect ? .automatic : .never,
+            reportsSatellites: options.publishes.contains { $0.homeAssistant != nil })
         let shutdown: StreamShutdown
         do {
             shutdown = try StreamShutdown.start(finishing: session)
@@ -39,8 +41,8 @@ struct MonitorRunCommand {
         let sinks: SinkSet
         switch await SinkFactory.start(
             publishes: options.publishes, records: options.records, recordFormat: { _ in Self.recordLayoutFormat },
-            topic: { $0.broker.topic + "/event" }, ownTracks: format == .owntracks, verbose: options.verbose,
-            output: output, session: session)
+            topic: { $0.broker.topic + "/event" }, ownTracks: format == .owntracks, regions: true,
+            verbose: options.verbose, output: output, session: session)
         {
         case .ready(let started): sinks = started
         case .failed(let code): return code
@@ -49,15 +51,18 @@ struct MonitorRunCommand {
             sinks: sinks, format: format, ownTracks: format == .owntracks ? await OwnTracksTransitions(monitor: monitor) : nil)
         var failure: (any Error)?
         let inputs = MonitorInputs(session: session)
+        let homeAssistant = HomeAssistantRegions(sinks: sinks.homeAssistants)
         do {
             // What the last run saved and could not see delivered goes first.
             var open = await delivery.deliver(await monitor.undelivered())
+            open = await homeAssistant.update(from: monitor) && open
             await monitor.confirmDelivery(through: delivery.settledSequence)
             loop: for await input in inputs.inputs where open {
                 let deliveries: [GeofenceDelivery]
                 switch input {
                 case .batch(let batch):
                     for case .status(let status) in batch { reporter.report(status) }
+                    open = homeAssistant.take(batch) && open
                     delivery.ownTracks?.consider(batch)
                     deliveries = try await monitor.decide(batch)
                     inputs.took()
@@ -68,7 +73,8 @@ struct MonitorRunCommand {
                     failure = error
                     break loop
                 }
-                open = await delivery.deliver(deliveries)
+                open = await delivery.deliver(deliveries) && open
+                open = await homeAssistant.update(from: monitor) && open
                 // Saved at once (a journal line; only when an event was confirmed, so rarely),
                 // so that a crash repeats only what had not arrived everywhere yet.
                 await monitor.confirmDelivery(through: delivery.settledSequence)
@@ -89,6 +95,32 @@ struct MonitorRunCommand {
             failure = failure ?? error
         }
         return shutdown.exitCode(outcomes: outcomes, failure: failure)
+    }
+}
+
+/// The Home Assistant brokers of `monitor run`: gpsd's events for the tracker and the
+/// sensors, and the regions' presence from the monitor's states after each decision.
+struct HomeAssistantRegions {
+    let sinks: [HomeAssistantSink]
+
+    func take(_ batch: [GPSDEvent]) -> Bool {
+        guard !sinks.isEmpty else { return true }
+        var open = true
+        for sink in sinks where !sink.take(batch) { open = false }
+        return open
+    }
+
+    /// Tells the brokers the monitor's regions and states (only what changed goes out).
+    func update(from monitor: GeofenceMonitor) async -> Bool {
+        guard !sinks.isEmpty else { return true }
+        var regions: [String: HomeAssistantUpdates.Region] = [:]
+        for identifier in await monitor.identifiers {
+            let record = await monitor.record(for: identifier)
+            regions[identifier] = .init(name: identifier, inside: record?.state == .satisfied)
+        }
+        var open = true
+        for sink in sinks where !sink.setRegions(regions) { open = false }
+        return open
     }
 }
 
@@ -124,7 +156,7 @@ struct EventDelivery {
     private(set) var settledSequence = 0
 
     init(sinks: SinkSet, format: MonitorCommand.Run.Format, ownTracks: OwnTracksTransitions?) {
-        destinations = sinks.members.map { Destination(sink: $0.sink, framed: $0.role.isTrackFile) }
+        destinations = sinks.lineMembers.map { Destination(sink: $0.sink, framed: $0.role.isTrackFile) }
         self.format = format
         self.ownTracks = ownTracks
     }

@@ -29,8 +29,9 @@ struct OnceCommand {
             case .fix(let fix):
                 statusLine?.consider(fix)
             case .status(let status):
-                statusLine?.update(status)
                 reporter.report(status)
+            case .sky(let view):
+                statusLine?.update(view)
             }
         }
         let result: Result<Fix, any Error>

@@ -23,7 +23,10 @@ struct StreamCommand {
             minimumAccuracy: options.minimumAccuracy, minimumDistance: options.minimumDistance,
             intervalSeconds: options.intervalSeconds)
         let reporter = StatusReporter(verbose: options.verbose)
-        let session = GPSDSession(source: options.source, reconnectPolicy: options.reconnect ? .automatic : .never)
+        // Home Assistant shows satellites and DOPs: only then does the reader parse SKY.
+        let session = GPSDSession(
+            source: options.source, reconnectPolicy: options.reconnect ? .automatic : .never,
+            reportsSatellites: options.publishes.contains { $0.homeAssistant != nil })
         let shutdown: StreamShutdown
         do {
             shutdown = try StreamShutdown.start(
@@ -41,7 +44,9 @@ struct StreamCommand {
         case .ready(let started): sinks = started
         case .failed(let code): return code
         }
-        var destinations = sinks.members.map { Destination(sink: $0.sink, encoder: encoder(for: $0.role)) }
+        var destinations = sinks.lineMembers.map { Destination(sink: $0.sink, encoder: encoder(for: $0.role)) }
+        let homeAssistants = sinks.homeAssistants
+        var forHomeAssistant: [GPSDEvent] = []
         for index in destinations.indices { destinations[index].sink.sendFraming(destinations[index].encoder.begin()) }
         var delivered = 0
         var failure: LocTrackError?
@@ -58,15 +63,19 @@ struct StreamCommand {
                         }
                         guard await send(&destinations) else { break reading }
                         reporter.report(status)
+                        if !homeAssistants.isEmpty { forHomeAssistant.append(event) }
+                    case .sky:
+                        if !homeAssistants.isEmpty { forHomeAssistant.append(event) }
                     case .fix(let fix):
                         guard filter.accept(fix) else { continue }
                         for index in destinations.indices { destinations[index].add(fix) }
+                        if !homeAssistants.isEmpty { forHomeAssistant.append(event) }
                         delivered += 1
                         done = options.count.map { delivered >= $0 } ?? false
                     }
                     if done { break }
                 }
-                guard await send(&destinations), !done else { break }
+                guard await send(&destinations), take(&forHomeAssistant, homeAssistants), !done else { break }
             }
         } catch {
             failure = error
@@ -88,6 +97,16 @@ struct StreamCommand {
         return open
     }
 
+    /// Hands the Home Assistant brokers a batch's events.
+    /// - Returns: false once one takes nothing more.
+    private func take(_ events: inout [GPSDEvent], _ sinks: [HomeAssistantSink]) -> Bool {
+        guard !events.isEmpty else { return true }
+        defer { events.removeAll(keepingCapacity: true) }
+        var open = true
+        for sink in sinks where !sink.take(events) { open = false }
+        return open
+    }
+
     /// The encoder for one sink: stdout's format is `--format` or by the terminal; a
     /// broker's is `--format` or JSON (no terminal reads it); a track file's follows its
     /// name (``trackFileFormat(_:)``) and is framed for the track writer.
@@ -95,7 +114,7 @@ struct StreamCommand {
         switch role {
         case .standardOutput:
             (options.format ?? .default(stdoutIsTerminal: output.isTerminal)).makeEncoder(trackerID: options.trackerID)
-        case .broker:
+        case .broker, .homeAssistant:
             (options.format ?? .json).makeEncoder(trackerID: options.trackerID)
         case .trackFile(let record):
             RecordFrameEncoder(format: trackFileFormat(record), trackerID: options.trackerID)

@@ -6,7 +6,7 @@ import LocTrackSystem
 /// `--publish`: each line a streaming command would print becomes one MQTT message on
 /// one topic, through the spool and the ``Publisher``; nothing goes to stdout.
 final class PublishingSink: LineSink {
-    private let publisher: Publisher
+    let publisher: Publisher
     private let topic: String
     private let spoolDirectory: String
     /// The first fatal status (login refused, spool failed): the command ends with it.
@@ -19,12 +19,15 @@ final class PublishingSink: LineSink {
     /// - Parameters:
     ///   - will: the OwnTracks last will, for `--format owntracks`.
     ///   - onFatal: called once when publishing cannot go on (the command then finishes).
+    ///   - adjust: changes to the publisher's configuration (Home Assistant's greetings).
+    ///   - hooks: what the publisher's thread also calls.
     init(
         options: PublishOptions, topic: String, will: PublisherConfiguration.Will?, verbose: Bool,
         environment: [String: String] = PublishOptions.processEnvironment,
+        adjust: (inout PublisherConfiguration) -> Void = { _ in }, hooks: PublisherHooks = PublisherHooks(),
         onFatal: @escaping @Sendable () -> Void
     ) throws(PublishingSetupError) {
-        let configuration: PublisherConfiguration
+        var configuration: PublisherConfiguration
         do {
             configuration = PublisherConfiguration(
                 broker: options.broker, password: try options.password(environment: environment),
@@ -34,12 +37,13 @@ final class PublishingSink: LineSink {
         } catch {
             throw .configuration(error)
         }
+        adjust(&configuration)
         self.topic = topic
         spoolDirectory = configuration.spoolDirectory
         let reporter = PublisherStatusReporter(verbose: verbose)
         let fatal = self.fatal
         do {
-            publisher = try Publisher(configuration) { status in
+            publisher = try Publisher(configuration, hooks: hooks) { status in
                 if status.isFatal {
                     let first = fatal.status.withLock { current in
                         defer { if current == nil { current = status } }
@@ -61,6 +65,20 @@ final class PublishingSink: LineSink {
         do {
             try publisher.publish(payloads, to: topic)
             spooledLines.add(lines, ordering: .relaxed)
+            return true
+        } catch {
+            fatal.status.withLock { $0 = $0 ?? .failed(reason: "\(error)") }
+            return false
+        }
+    }
+
+    /// Spools messages on topics of their own (Home Assistant's).
+    /// - Returns: false once publishing cannot go on.
+    func send(_ messages: [HomeAssistantMessage]) -> Bool {
+        guard !messages.isEmpty else { return true }
+        guard fatal.status.withLock({ $0 == nil }) else { return false }
+        do {
+            try publisher.publish(messages.map { (topic: $0.topic, payload: $0.payload, retain: true) })
             return true
         } catch {
             fatal.status.withLock { $0 = $0 ?? .failed(reason: "\(error)") }

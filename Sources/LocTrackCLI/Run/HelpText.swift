@@ -1,5 +1,6 @@
 enum HelpText {
-    static let version = "loctrack 0.1.0"
+    static let versionNumber = "0.1.0"
+    static let version = "loctrack " + versionNumber
 
     static func text(for topic: HelpTopic) -> String {
         switch topic {

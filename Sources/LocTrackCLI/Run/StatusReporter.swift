@@ -32,8 +32,6 @@ final class StatusReporter: Sendable {
             printError("\(status)")
         case .skippedReport, .fixLost:
             if verbose { printError("\(status)") }
-        case .satellites:
-            break  // for once's status line on a terminal
         }
     }
 }

@@ -21,11 +21,10 @@ final class WaitingStatusLine: Sendable {
 
     static var isUseful: Bool { isTerminal(StandardDescriptor.error) }
 
-    func update(_ status: GPSDStatus) {
-        guard case .satellites(let seen, let used) = status else { return }
+    func update(_ view: SkyView) {
         state.withLock {
-            $0.seen = seen
-            $0.used = used
+            $0.seen = view.seen
+            $0.used = view.used
         }
     }
 

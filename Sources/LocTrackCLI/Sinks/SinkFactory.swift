@@ -17,11 +17,12 @@ enum SinkFactory {
     ///   - topic: the topic a broker's lines go to (`stream`: the URL's; `monitor run`: its `/event`).
     ///   - ownTracks: whether the lines are OwnTracks messages: then each broker gets an
     ///     OwnTracks last will (`{"_type":"lwt","tst":…}`) on the URL's topic.
+    ///   - regions: `monitor run`: a Home Assistant broker also gets the monitor's regions.
     ///   - environment: where the spool folders and passwords are looked up.
     static func start(
         publishes: [PublishOptions], records: [RecordOptions], recordFormat: (RecordOptions) -> OutputFormat,
-        topic: (PublishOptions) -> String, ownTracks: Bool, verbose: Bool, output: StandardOutput,
-        session: GPSDSession, environment: [String: String] = PublishOptions.processEnvironment
+        topic: (PublishOptions) -> String, ownTracks: Bool, regions: Bool = false, verbose: Bool,
+        output: StandardOutput, session: GPSDSession, environment: [String: String] = PublishOptions.processEnvironment
     ) async -> Started {
         if publishes.isEmpty && records.isEmpty {
             return .ready(SinkSet([.init(role: .standardOutput, sink: OutputWriter(descriptor: output.descriptor) { session.finish() })]))
@@ -38,6 +39,19 @@ enum SinkFactory {
         // SIGKILL between the two can leave a fix at the broker that no file has, never one
         // in a file that the broker never gets.
         for publish in publishes {
+            if let homeAssistant = publish.homeAssistant {
+                do throws(PublishingSetupError) {
+                    let sink = try HomeAssistantSink(
+                        options: publish, homeAssistant: homeAssistant, withRegions: regions, verbose: verbose,
+                        environment: environment
+                    ) { session.finish() }
+                    members.append(.init(role: .homeAssistant(publish), sink: sink))
+                } catch {
+                    printError(error.description)
+                    return await abandon(members, code: error.exitCode)
+                }
+                continue
+            }
             let will = ownTracks ? lastWill(on: publish.broker.topic) : nil
             do throws(PublishingSetupError) {
                 let sink = try PublishingSink(

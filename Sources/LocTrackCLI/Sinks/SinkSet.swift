@@ -11,6 +11,8 @@ struct SinkSet: Sendable {
     enum Role: Equatable, Sendable {
         case standardOutput
         case broker(PublishOptions)
+        /// A broker with `--ha-discovery`: events, not lines (``HomeAssistantSink``).
+        case homeAssistant(PublishOptions)
         case trackFile(RecordOptions)
     }
 
@@ -24,6 +26,12 @@ struct SinkSet: Sendable {
     init(_ members: [Member]) {
         self.members = members
     }
+
+    /// The members that take lines, each in its own format.
+    var lineMembers: [Member] { members.filter { !($0.sink is HomeAssistantSink) } }
+
+    /// The Home Assistant brokers, which take gpsd's events instead.
+    var homeAssistants: [HomeAssistantSink] { members.compactMap { $0.sink as? HomeAssistantSink } }
 
     /// Finishes every sink concurrently (a broker's drain does not hold up a track
     /// writer's) and gives their outcomes in the order of ``members``.

@@ -9,7 +9,7 @@ extension MQTTConnection {
         try setCredentials(user: configuration.broker.user, password: configuration.password)
         if configuration.broker.usesTLS { try enableTLS(caFile: configuration.caFile) }
         if let will = configuration.will {
-            try setWill(topic: will.topic, payload: will.payload, qos: Int32(configuration.qos), retain: false)
+            try setWill(topic: will.topic, payload: will.payload, qos: Int32(configuration.qos), retain: will.retain)
         }
         try setMaximumInflight(configuration.maximumInflight)
     }

@@ -42,6 +42,13 @@ final class MQTTConnection: MQTTTransport {
         mosquitto_disconnect_callback_set(handle) { _, userdata, code in
             CallbackBox.from(userdata)?.events.disconnects.append(code)
         }
+        mosquitto_message_callback_set(handle) { _, userdata, message in
+            guard let message, let topic = message.pointee.topic else { return }
+            let length = Int(message.pointee.payloadlen)
+            let payload = length > 0 && message.pointee.payload != nil
+                ? Array(UnsafeRawBufferPointer(start: message.pointee.payload, count: length)) : []
+            CallbackBox.from(userdata)?.events.messages.append(ReceivedMessage(topic: String(cString: topic), payload: payload))
+        }
     }
 
     deinit {
@@ -104,6 +111,10 @@ final class MQTTConnection: MQTTTransport {
                 message.retain),
             "publish")
         return mid
+    }
+
+    func subscribe(_ topic: String) throws(MQTTError) {
+        try check(mosquitto_subscribe(handle, nil, topic, 1), "subscribe")
     }
 
     // MARK: The network loop, one step at a time

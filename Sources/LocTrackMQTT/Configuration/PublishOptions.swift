@@ -30,6 +30,9 @@ public struct PublishOptions: Sendable, Hashable {
     public var spoolLimitBytes: Int64
     /// `--tid`: the OwnTracks tracker id; nil is ``defaultTrackerID(hostName:)``.
     public var tid: String?
+    /// `--ha-discovery`: this broker gets Home Assistant's discovery and state messages
+    /// instead of lines.
+    public var homeAssistant: HomeAssistantOptions?
 
     /// - Parameters:
     ///   - clientID: nil is ``defaultClientID(hostName:)``.
@@ -38,8 +41,9 @@ public struct PublishOptions: Sendable, Hashable {
         broker: BrokerURL, qos: Int = defaultQoS, retain: Bool = false, clientID: String? = nil,
         caFile: String? = nil, passwordFile: String? = nil, spoolDirectory: String? = nil,
         spoolLimitBytes: Int64 = defaultSpoolLimitBytes, tid: String? = nil,
-        hostName: @autoclosure () -> String = HostName.current()
+        homeAssistant: HomeAssistantOptions? = nil, hostName: @autoclosure () -> String = HostName.current()
     ) {
+        self.homeAssistant = homeAssistant
         self.broker = broker
         self.qos = qos
         self.retain = retain

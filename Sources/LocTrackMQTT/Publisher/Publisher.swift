@@ -22,10 +22,13 @@ public final class Publisher: Sendable {
     /// Opens the spool and starts the publisher's thread, which connects at once.
     /// - Parameter onStatus: called on the publisher's thread for every change worth
     ///   reporting (see ``PublisherStatus``).
+    /// - Parameter hooks: what the publisher's thread also calls (messages from the
+    ///   subscriptions, each wake-up).
     public init(
-        _ configuration: PublisherConfiguration, onStatus: @escaping @Sendable (PublisherStatus) -> Void
+        _ configuration: PublisherConfiguration, hooks: PublisherHooks = PublisherHooks(),
+        onStatus: @escaping @Sendable (PublisherStatus) -> Void
     ) throws(PublishError) {
-        core = try PublisherCore(configuration, onStatus: onStatus)
+        core = try PublisherCore(configuration, hooks: hooks, onStatus: onStatus)
         let core = self.core
         do {
             try startThread(named: "loctrack-mqtt") {
@@ -49,9 +52,23 @@ public final class Publisher: Sendable {
     public func publish(_ payloads: [[UInt8]], to topic: String) throws(PublishError) -> Int {
         guard !payloads.isEmpty else { return 0 }
         let configuration = core.configuration
-        let messages = payloads.map {
+        return try spool(payloads.map {
             SpoolMessage(topic: topic, payload: $0, qos: UInt8(configuration.qos), retain: configuration.retain)
-        }
+        })
+    }
+
+    /// Spools messages on topics of their own, each retained or not as it says, at the
+    /// configuration's QoS (in order, durably), and wakes the thread.
+    /// - Returns: how many of the spool's oldest messages were dropped to stay within its limit.
+    @discardableResult
+    public func publish(_ messages: [(topic: String, payload: [UInt8], retain: Bool)]) throws(PublishError) -> Int {
+        guard !messages.isEmpty else { return 0 }
+        let qos = UInt8(core.configuration.qos)
+        return try spool(messages.map { SpoolMessage(topic: $0.topic, payload: $0.payload, qos: qos, retain: $0.retain) })
+    }
+
+    private func spool(_ messages: [SpoolMessage]) throws(PublishError) -> Int {
+        let configuration = core.configuration
         let result: SpoolAppendResult
         do {
             result = try core.spool.append(messages)
@@ -92,9 +109,14 @@ final class PublisherCore: Sendable {
     let wakeUps: WakeUpPipe
     let shared = Mutex(Shared())
     let onStatus: @Sendable (PublisherStatus) -> Void
+    let hooks: PublisherHooks
 
-    init(_ configuration: PublisherConfiguration, onStatus: @escaping @Sendable (PublisherStatus) -> Void) throws(PublishError) {
+    init(
+        _ configuration: PublisherConfiguration, hooks: PublisherHooks = PublisherHooks(),
+        onStatus: @escaping @Sendable (PublisherStatus) -> Void
+    ) throws(PublishError) {
         self.configuration = configuration
+        self.hooks = hooks
         self.onStatus = onStatus
         do {
             spool = try Spool(directory: configuration.spoolDirectory, limitBytes: configuration.spoolLimitBytes)

@@ -4,6 +4,9 @@
 enum PublisherAction: Equatable {
     /// Start the first connection.
     case connect
+    /// A connection was accepted: subscribe and send the greetings
+    /// (``PublisherConfiguration/greetings``), before anything from the spool.
+    case greet
     /// Connect again with the same session (the transport resends what is in flight).
     case reconnect
     /// Hand over up to `limit` spooled messages, in order, from sequence `from` (the

@@ -5,12 +5,21 @@ public struct PublisherConfiguration: Sendable {
     public struct Will: Sendable, Hashable {
         public var topic: String
         public var payload: [UInt8]
+        /// The broker keeps it for new subscribers (Home Assistant's `offline`), where an
+        /// OwnTracks last will is not kept.
+        public var retain: Bool
 
-        public init(topic: String, payload: [UInt8]) {
+        public init(topic: String, payload: [UInt8], retain: Bool = false) {
             self.topic = topic
             self.payload = payload
+            self.retain = retain
         }
     }
+
+    /// A message sent on every connection, before anything from the spool, and not
+    /// spooled: Home Assistant's retained `online`, which must follow each time the
+    /// broker published the will.
+    public typealias Greeting = Will
 
     public var broker: BrokerURL
     public var password: String?
@@ -23,6 +32,11 @@ public struct PublisherConfiguration: Sendable {
     public var spoolDirectory: String
     public var spoolLimitBytes: Int64
     public var will: Will?
+    /// Sent on every connection (accepted CONNACK), before the spool's messages.
+    public var greetings: [Greeting] = []
+    /// Topics subscribed to (QoS 1) on every connection; what arrives on them goes to the
+    /// publisher's `onMessage`.
+    public var subscriptions: [String] = []
     public var keepAliveSeconds: Int32 = 30
     /// QoS 1/2 messages sent and not yet acknowledged, at most. 200 measured best on a
     /// local flood: libmosquitto walks its whole in-flight list on every publish and every

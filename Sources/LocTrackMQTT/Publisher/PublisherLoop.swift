@@ -26,7 +26,8 @@ struct PublisherLoop<Transport: MQTTTransport, Jitter: RandomNumberGenerator> {
         self.transport = transport
         machine = PublisherStateMachine(
             broker: core.configuration.broker, maximumInflight: core.configuration.maximumInflight,
-            firstUnacknowledged: core.spool.firstUnacknowledged, jitter: jitter)
+            firstUnacknowledged: core.spool.firstUnacknowledged,
+            greets: !core.configuration.greetings.isEmpty || !core.configuration.subscriptions.isEmpty, jitter: jitter)
     }
 
     /// Runs until the machine finishes: a stop, a refused login or a fatal error.
@@ -46,12 +47,15 @@ struct PublisherLoop<Transport: MQTTTransport, Jitter: RandomNumberGenerator> {
             machine.stopRequested(deadline: now + drain.milliseconds)
         }
         machine.appended(upTo: core.spool.nextSequence)
+        core.hooks.onWake(now)
         while true {
             switch machine.nextAction(now: now) {
             case .connect:
                 do throws(MQTTError) { try transport.connect() } catch { machine.connectFailed("\(error)", now: now) }
             case .reconnect:
                 do throws(MQTTError) { try transport.reconnect() } catch { machine.connectFailed("\(error)", now: now) }
+            case .greet:
+                greet(now: now)
             case .publish(let first, let limit):
                 publish(from: first, limit: limit, now: now)
             case .acknowledge(let sequences):
@@ -78,7 +82,24 @@ struct PublisherLoop<Transport: MQTTTransport, Jitter: RandomNumberGenerator> {
     mutating func serviceTransport(now: Int64) {
         var failure: String?
         do throws(MQTTError) { try transport.exchangePackets() } catch { failure = "\(error)" }
-        machine.received(transport.takeEvents(), failure: failure, now: now, describingConnack: Transport.connackText)
+        let events = transport.takeEvents()
+        for message in events.messages { core.hooks.onMessage(message) }
+        machine.received(events, failure: failure, now: now, describingConnack: Transport.connackText)
+    }
+
+    /// Subscribes and sends the greetings on a connection just accepted. Their
+    /// acknowledgements carry ids the machine does not know, which it ignores.
+    private mutating func greet(now: Int64) {
+        let configuration = core.configuration
+        do throws(MQTTError) {
+            for topic in configuration.subscriptions { try transport.subscribe(topic) }
+            for greeting in configuration.greetings {
+                _ = try transport.publish(SpoolMessage(
+                    topic: greeting.topic, payload: greeting.payload, qos: UInt8(configuration.qos), retain: greeting.retain))
+            }
+        } catch {
+            machine.sendFailed("\(error)", now: now)
+        }
     }
 
     private mutating func publish(from first: UInt64, limit: Int, now: Int64) {

@@ -49,6 +49,9 @@ struct PublisherStateMachine<Jitter: RandomNumberGenerator> {
     private var reports: [PublisherStatus] = []
     private var retired: [UInt64] = []
     private var disconnectDue = false
+    /// The configuration has greetings or subscriptions: each accepted connection gets them.
+    let greets: Bool
+    private var greetingDue = false
 
     /// - Parameters:
     ///   - firstUnacknowledged: the spool's head; sending starts there.
@@ -56,8 +59,9 @@ struct PublisherStateMachine<Jitter: RandomNumberGenerator> {
     ///   - jitter: where the backoff draws each delay within its step.
     init(
         broker: BrokerURL, maximumInflight: Int, firstUnacknowledged: UInt64,
-        reconnectPolicy: ReconnectPolicy = .automatic, jitter: Jitter
+        reconnectPolicy: ReconnectPolicy = .automatic, greets: Bool = false, jitter: Jitter
     ) {
+        self.greets = greets
         self.broker = broker
         self.maximumInflight = maximumInflight
         self.nextToSend = firstUnacknowledged
@@ -89,6 +93,10 @@ struct PublisherStateMachine<Jitter: RandomNumberGenerator> {
         if disconnectDue {
             disconnectDue = false
             return .disconnect
+        }
+        if greetingDue {
+            greetingDue = false
+            if connection == .connected { return .greet }
         }
         if finished || fatal || stopIsDue(now: now) {
             // A connected client says goodbye, so that the broker does not publish its will.
@@ -163,6 +171,7 @@ struct PublisherStateMachine<Jitter: RandomNumberGenerator> {
             backoff.reset()
             reports.append(.connected(broker))
             outageReported = false
+            greetingDue = greets
         case 4, 5:
             reports.append(.refused(broker, reason: reason))
             fatal = true

@@ -9,4 +9,17 @@ struct MQTTEvents {
     var published: [Int32] = []
     /// Disconnections: 0 asked for, anything else unexpected.
     var disconnects: [Int32] = []
+    /// Messages that arrived on the subscriptions, in order.
+    var messages: [ReceivedMessage] = []
+}
+
+/// A message the broker sent this client (from a subscription).
+public struct ReceivedMessage: Sendable, Hashable {
+    public var topic: String
+    public var payload: [UInt8]
+
+    public init(topic: String, payload: [UInt8]) {
+        self.topic = topic
+        self.payload = payload
+    }
 }

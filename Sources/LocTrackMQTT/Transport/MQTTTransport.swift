@@ -18,6 +18,8 @@ protocol MQTTTransport: AnyObject {
     func disconnect()
     /// Hands `message` over; returns its message id, which its acknowledgement carries.
     func publish(_ message: SpoolMessage) throws(MQTTError) -> Int32
+    /// Subscribes to `topic` at QoS 1; its messages arrive as events.
+    func subscribe(_ topic: String) throws(MQTTError)
 
     /// The descriptor to `poll()`, or -1 while there is none (waiting to retry).
     var socket: Int32 { get }

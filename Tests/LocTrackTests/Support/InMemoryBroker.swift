@@ -31,6 +31,8 @@ final class InMemoryBroker: MQTTTransport {
 
     /// Every connection attempt, in order.
     private(set) var attempts: [Attempt] = []
+    /// Every SUBSCRIBE received, in order.
+    private(set) var subscriptions: [String] = []
     /// Every PUBLISH received, in order.
     private(set) var deliveries: [Delivery] = []
     /// QoS 1/2 messages received and not yet acknowledged, oldest first.
@@ -105,6 +107,16 @@ final class InMemoryBroker: MQTTTransport {
         if message.qos == 0 { events.published.append(nextMessageID) } else { inflight.append((nextMessageID, message)) }
         mostInflight = max(mostInflight, inflight.count)
         return nextMessageID
+    }
+
+    func subscribe(_ topic: String) throws(MQTTError) {
+        subscriptions.append(topic)
+    }
+
+    /// Another client published `payload` on `topic`, which this client subscribed to.
+    func send(_ payload: String, on topic: String) {
+        precondition(subscriptions.contains(topic), "send(_:on:) to a topic not subscribed to")
+        events.messages.append(ReceivedMessage(topic: topic, payload: Array(payload.utf8)))
     }
 
     var socket: Int32 { -1 }

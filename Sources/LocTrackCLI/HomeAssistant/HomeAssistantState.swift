@@ -1,0 +1,86 @@
+import LocTrack
+
+/// The values of the device's sensors: one JSON document on `BASE/state`, which each
+/// sensor reads its value from (`{{ value_json.KEY }}`). Every key is always there: an
+/// unknown value is `null`, which Home Assistant shows as "unknown".
+struct HomeAssistantState: Equatable {
+    var mode: String?
+    var status: String?
+    var satellitesUsed: Int?
+    var satellitesSeen: Int?
+    var hdop: Double?
+    var pdop: Double?
+    var speed: Double?
+    var altitude: Double?
+    var horizontalError: Double?
+
+    /// The values that, when they change, go out at once rather than with the interval.
+    var category: [String?] { [mode, status] }
+
+    mutating func take(_ fix: Fix) {
+        mode = fix.mode.description
+        status = Self.statusName(fix.status)
+        speed = fix.speed
+        altitude = fix.altitudeMSL ?? fix.altitudeHAE
+        horizontalError = fix.horizontalError
+    }
+
+    mutating func take(_ sky: SkyView) {
+        satellitesUsed = sky.used
+        satellitesSeen = sky.seen
+        hdop = sky.dilution.horizontal
+        pdop = sky.dilution.position
+    }
+
+    /// The receiver lost its fix: the fix's values no longer hold.
+    mutating func fixLost() {
+        mode = "no fix"
+        status = nil
+        speed = nil
+        horizontalError = nil
+    }
+
+    /// The document, with the number of messages waiting in the spool.
+    func json(spooled: Int) -> JSONValue {
+        .object([
+            JSONMember("mode", mode.map(JSONValue.string) ?? .null),
+            JSONMember("status", status.map(JSONValue.string) ?? .null),
+            JSONMember("satellites_used", satellitesUsed.map { .number(Double($0)) } ?? .null),
+            JSONMember("satellites_seen", satellitesSeen.map { .number(Double($0)) } ?? .null),
+            JSONMember("hdop", Self.rounded(hdop, 2)),
+            JSONMember("pdop", Self.rounded(pdop, 2)),
+            JSONMember("speed", Self.rounded(speed, 2)),
+            JSONMember("altitude", Self.rounded(altitude, 2)),
+            JSONMember("horizontal_error", Self.rounded(horizontalError, 2)),
+            JSONMember("spool", .number(Double(spooled))),
+        ])
+    }
+
+    /// gpsd's fix status in words, as Home Assistant shows it.
+    static func statusName(_ status: Fix.Status) -> String {
+        switch status.rawValue {
+        case 2: "DGPS"
+        case 3: "RTK fixed"
+        case 4: "RTK float"
+        case 5: "dead reckoning"
+        case 6: "GNSS + dead reckoning"
+        case 7: "time only"
+        case 8: "simulated"
+        case 9: "P(Y)"
+        default: "GPS"
+        }
+    }
+
+    /// A value to `decimals` places: Home Assistant keeps every message in its database,
+    /// and gpsd's 15 digits of a DOP mean nothing.
+    static func rounded(_ value: Double?, _ decimals: Int) -> JSONValue {
+        guard let value, value.isFinite else { return .null }
+        return .number(roundedValue(value, decimals))
+    }
+
+    static func roundedValue(_ value: Double, _ decimals: Int) -> Double {
+        var scale = 1.0
+        for _ in 0..<decimals { scale *= 10 }
+        return (value * scale).rounded() / scale
+    }
+}
