@@ -25,20 +25,6 @@ final class ReportDecoder {
         return TPVReport(unpacked: data)
     }
 
-    /// Parses one complete SKY line (NUL-terminated, in place). The satellite count and
-    /// the dilutions are cleared first: libgps keeps an earlier report's when this one
-    /// omits them.
-    /// - Parameters:
-    ///   - seen, used: gpsd's `nSat` and `uSat`, read from the raw line by the caller.
-    func decodeSky(line: UnsafeMutablePointer<CChar>, seen: Int?, used: Int?) -> SkyView {
-        data.pointee.satellites_visible = 0
-        data.pointee.satellites_used = 0
-        data.pointee.skyview_time = timespec_t()
-        data.pointee.dop = dop_t(xdop: .nan, ydop: .nan, pdop: .nan, hdop: .nan, vdop: .nan, tdop: .nan, gdop: .nan)
-        unpack(line)
-        return SkyView(unpacked: data, seen: seen, used: used)
-    }
-
     /// The `release` of gpsd's `VERSION` banner.
     func decodeVersionRelease(line: UnsafeMutablePointer<CChar>) -> String? {
         unpack(line)

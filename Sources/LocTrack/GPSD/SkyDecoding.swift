@@ -1,51 +1,67 @@
-internal import CGPS
-
 extension SkyView {
-    /// Reads the SKY report libgps just unpacked into `pointer`, whose satellite count
-    /// and dilutions ``ReportDecoder/decodeSky(line:seen:used:)`` cleared first (libgps
-    /// leaves what an earlier report set when this one omits it).
-    /// - Parameters:
-    ///   - seen, used: gpsd's own `nSat` and `uSat` when the report had them.
-    init(unpacked pointer: UnsafePointer<gps_data_t>, seen reportedSeen: Int?, used reportedUsed: Int?) {
-        let data = pointer.pointee
-        let count = max(0, min(Int(data.satellites_visible), Int(MAXCHANNELS)))
+    /// Reads a SKY report that loctrack's own JSON parser has read.
+    ///
+    /// Not libgps: its 3.22 parser loops forever on some SKY lines, well-formed ones
+    /// included (an unknown key whose value is an array of objects; found by the fuzz
+    /// test, and reproduced with `gps_unpack` alone), so a gpsd that sends one would
+    /// freeze the reader. TPVs are safe: they are flat, and ``FlatReport`` vets them
+    /// before libgps sees them.
+    ///
+    /// A value of the wrong type or out of its range is left out, as libgps would.
+    /// - Returns: nil when `report` is not an object.
+    init?(report: JSONValue) {
+        guard case .object = report else { return nil }
         var satellites: [Satellite] = []
-        satellites.reserveCapacity(count)
-        withUnsafeBytes(of: pointer.pointee.skyview) { raw in
-            let skyview = raw.bindMemory(to: satellite_t.self)
-            for index in 0..<count {
-                let satellite = skyview[index]
-                guard satellite.PRN > 0 || satellite.svid > 0 else { continue }
-                // gnssid 0 is GPS, and also what libgps leaves when the report gave none:
-                // gpsd says to trust gnssid only with a svid.
-                let known = satellite.svid > 0
-                satellites.append(Satellite(
-                    prn: Int(satellite.PRN),
-                    constellation: known ? Constellation(rawValue: Int(satellite.gnssid)) : nil,
-                    satelliteID: known ? Int(satellite.svid) : nil,
-                    elevation: finite(satellite.elevation), azimuth: finite(satellite.azimuth),
-                    signalStrength: finite(satellite.ss).flatMap { $0 >= 0 ? $0 : nil },
-                    used: satellite.used,
-                    healthy: satellite.health == SAT_HEALTH_OK ? true : satellite.health == SAT_HEALTH_BAD ? false : nil))
+        if case .array(let entries)? = report["satellites"] {
+            satellites.reserveCapacity(entries.count)
+            for entry in entries {
+                if let satellite = Satellite(report: entry) { satellites.append(satellite) }
             }
         }
-        let dop = data.dop
-        let device = withUnsafeBytes(of: pointer.pointee.dev.path) { String(decodingCString: $0) }
-        let time = data.skyview_time
+        let device = report["device"]?.stringValue
         self.init(
-            device: device.isEmpty ? nil : device,
-            time: time.tv_sec > 0 ? Timestamp(seconds: Int64(time.tv_sec), nanoseconds: Int32(time.tv_nsec)) : nil,
-            seen: reportedSeen ?? satellites.count,
-            used: reportedUsed ?? satellites.filter(\.used).count,
+            device: device?.isEmpty == false ? device : nil,
+            time: report["time"]?.stringValue.flatMap { Timestamp(iso8601: $0) },
+            seen: Self.count(report["nSat"]) ?? satellites.count,
+            used: Self.count(report["uSat"]) ?? satellites.filter(\.used).count,
             dilution: DilutionOfPrecision(
-                horizontal: positive(dop.hdop), vertical: positive(dop.vdop), position: positive(dop.pdop),
-                time: positive(dop.tdop), geometric: positive(dop.gdop), longitude: positive(dop.xdop),
-                latitude: positive(dop.ydop)),
+                horizontal: Self.dop(report["hdop"]), vertical: Self.dop(report["vdop"]),
+                position: Self.dop(report["pdop"]), time: Self.dop(report["tdop"]), geometric: Self.dop(report["gdop"]),
+                longitude: Self.dop(report["xdop"]), latitude: Self.dop(report["ydop"])),
             satellites: satellites)
+    }
+
+    /// A count of satellites: a whole number from 0 to 1,000.
+    private static func count(_ value: JSONValue?) -> Int? {
+        guard let number = value?.doubleValue, number == number.rounded(), (0...1000).contains(number) else { return nil }
+        return Int(number)
+    }
+
+    /// A dilution of precision is > 0 (gpsd sends none it does not know).
+    private static func dop(_ value: JSONValue?) -> Double? {
+        guard let number = value?.doubleValue, number > 0, number < 100_000 else { return nil }
+        return number
     }
 }
 
-/// A dilution of precision is > 0; libgps leaves NaN (or our cleared 0) for one not sent.
-private func positive(_ value: Double) -> Double? {
-    value.isFinite && value > 0 ? value : nil
+extension SkyView.Satellite {
+    /// One entry of a SKY report's `satellites`; nil without a usable `PRN`.
+    init?(report: JSONValue) {
+        guard let prn = report["PRN"]?.doubleValue, prn == prn.rounded(), (1...1000).contains(prn) else { return nil }
+        // gpsd: "ignore gnssid and sigid if svid is zero".
+        let svid = report["svid"]?.doubleValue.flatMap { $0 == $0.rounded() && (1...1000).contains($0) ? Int($0) : nil }
+        let gnssid = report["gnssid"]?.doubleValue.flatMap { $0 == $0.rounded() && (0...7).contains($0) ? Int($0) : nil }
+        var used = false
+        if case .bool(let flag)? = report["used"] { used = flag }
+        let health = report["health"]?.doubleValue
+        self.init(
+            prn: Int(prn),
+            constellation: svid != nil ? gnssid.flatMap(SkyView.Constellation.init(rawValue:)) : nil,
+            satelliteID: svid,
+            elevation: report["el"]?.doubleValue.flatMap { (-90...90).contains($0) ? $0 : nil },
+            azimuth: report["az"]?.doubleValue.flatMap { (0...360).contains($0) ? $0 : nil },
+            signalStrength: report["ss"]?.doubleValue.flatMap { (0...254).contains($0) ? $0 : nil },
+            used: used,
+            healthy: health == 1 ? true : health == 2 ? false : nil)
+    }
 }

@@ -88,7 +88,6 @@ extension TPVReport {
 }
 
 /// libgps marks unknown values as NaN; loctrack says `nil`.
-/// A libgps double that is a value: libgps marks one not sent as NaN.
-func finite(_ value: Double) -> Double? {
+private func finite(_ value: Double) -> Double? {
     value.isFinite ? value : nil
 }

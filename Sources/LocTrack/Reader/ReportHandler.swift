@@ -80,10 +80,15 @@ final class ReportHandler {
         case .error:
             refusal = LocTrackError(.gpsdError, source: source, reason: decoder.decodeErrorMessage(line: line))
         case .sky:
+            // Read with loctrack's own JSON parser, not libgps's (see SkyView(report:)).
             if reportsSatellites {
-                sink(.sky(decoder.decodeSky(
-                    line: line, seen: Self.integerValue(of: "nSat", in: line, length),
-                    used: Self.integerValue(of: "uSat", in: line, length))))
+                guard let report = try? JSONValue(parsing: UnsafeRawBufferPointer(start: line, count: length)),
+                      let view = SkyView(report: report)
+                else {
+                    malformed(line, length, why: "not a well-formed JSON object")
+                    return
+                }
+                sink(.sky(view))
             }
         case .poll:
             let reply = PollReply(line: UnsafeRawBufferPointer(start: line, count: length))
@@ -138,18 +143,6 @@ final class ReportHandler {
         guard let start = offset(of: Array("\"\(key)\":\"".utf8), in: line, length) else { return nil }
         guard let end = bytes[start...].firstIndex(of: 0x22) else { return nil }
         return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
-    }
-
-    /// The integer value of a top-level `"key":123` (the first occurrence).
-    static func integerValue(of key: String, in line: UnsafePointer<CChar>, _ length: Int) -> Int? {
-        guard let start = offset(of: Array("\"\(key)\":".utf8), in: line, length) else { return nil }
-        var value = 0
-        var index = start
-        while index < length, (0x30...0x39).contains(UInt8(bitPattern: line[index])), value < 1_000_000 {
-            value = value * 10 + Int(line[index] - 0x30)
-            index += 1
-        }
-        return index > start ? value : nil
     }
 
     private static func offset(of needle: [UInt8], in line: UnsafePointer<CChar>, _ length: Int) -> Int? {

@@ -78,7 +78,8 @@ struct ReportFuzzTests {
             default: break
             }
         }
-        let handler = ReportHandler(source: .default, assembler: FixAssembler(sink: sink), sink: sink)
+        // SKY read too, so that its decoding (libgps, then SkyView) meets the mutations.
+        let handler = ReportHandler(source: .default, assembler: FixAssembler(sink: sink), reportsSatellites: true, sink: sink)
         var framer = LineFramer()
         var random = SplitMix64(seed: seed)
         var summary = Summary()

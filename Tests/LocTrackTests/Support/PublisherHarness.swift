@@ -26,7 +26,13 @@ final class PublisherHarness {
     private(set) var wakeAt: Int64?
 
     /// - Parameter seed: the backoff's jitter; the same seed gives the same delays.
-    init(maximumInflight: Int = 200, seed: UInt64 = 1) throws {
+    /// - Parameters:
+    ///   - adjust: changes to the configuration (greetings, subscriptions).
+    ///   - hooks: what the loop also calls (messages from the subscriptions, wake-ups).
+    init(
+        maximumInflight: Int = 200, seed: UInt64 = 1, adjust: (inout PublisherConfiguration) -> Void = { _ in },
+        hooks: PublisherHooks = PublisherHooks()
+    ) throws {
         var template = Array("/tmp/loctrack-publisher-XXXXXX".utf8CString)
         let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
         guard let made else { throw SpoolError.io("/tmp", "mkdtemp", errno) }
@@ -35,8 +41,9 @@ final class PublisherHarness {
         var configuration = PublisherConfiguration(
             broker: brokerURL, clientID: "car1", spoolDirectory: root + "/spool", spoolLimitBytes: 10_000_000)
         configuration.maximumInflight = maximumInflight
+        adjust(&configuration)
         let log = self.log
-        core = try PublisherCore(configuration) { status in log.entries.withLock { $0.append(status) } }
+        core = try PublisherCore(configuration, hooks: hooks) { status in log.entries.withLock { $0.append(status) } }
         loop = PublisherLoop(core: core, transport: broker, jitter: SplitMix64(seed: seed))
     }
 

@@ -1,3 +1,4 @@
+import Synchronization
 @testable import LocTrackMQTT
 import Testing
 
@@ -86,5 +87,36 @@ struct PublisherSendingTests {
         #expect(harness.broker.deliveredTexts == PublisherHarness.texts(0...11))
         #expect(harness.broker.inflight.isEmpty)
         #expect(harness.core.spool.pendingCount == 0)
+    }
+
+    @Test("given greetings and a subscription (Home Assistant's) when each connection is accepted then the client subscribes and greets before the spool, and hands on what arrives")
+    func greetingsAndSubscriptions() throws {
+        let received = Mutex<[String]>([])
+        let harness = try PublisherHarness(
+            adjust: { configuration in
+                configuration.greetings = [.init(topic: "fleet/car1/availability", payload: Array("online".utf8), retain: true)]
+                configuration.subscriptions = ["homeassistant/status"]
+            },
+            hooks: PublisherHooks(onMessage: { message in
+                received.withLock { $0.append("\(message.topic) \(String(decoding: message.payload, as: UTF8.self))") }
+            }))
+        try harness.spool(2)
+        harness.start()
+        harness.broker.accept()
+        harness.step(at: 10)
+        #expect(harness.broker.subscriptions == ["homeassistant/status"])
+        #expect(harness.broker.deliveredTexts == ["online", "m0", "m1"])
+        #expect(harness.broker.deliveries[0].message.retain)
+        harness.broker.send("online", on: "homeassistant/status")
+        harness.step(at: 20)
+        #expect(received.withLock { $0 } == ["homeassistant/status online"])
+
+        harness.broker.dropConnection()
+        harness.step(at: 30)
+        harness.stepAtRetry()
+        harness.broker.accept()
+        harness.step()
+        #expect(harness.broker.subscriptions == ["homeassistant/status", "homeassistant/status"])
+        #expect(harness.broker.deliveredTexts.filter { $0 == "online" }.count == 2)
     }
 }

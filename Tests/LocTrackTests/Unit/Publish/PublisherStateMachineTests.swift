@@ -82,4 +82,34 @@ struct PublisherStateMachineTests {
         #expect(machine.nextAction(now: 100) == .sleep(until: 300))
         #expect(machine.nextAction(now: 300) == .finish(disconnecting: true))
     }
+
+    @Test("given a machine that greets (Home Assistant's online) when each connection is accepted then it greets before the spool, again after a reconnect")
+    func greetsEveryConnection() {
+        var machine = Machine(
+            broker: Self.broker, maximumInflight: 200, firstUnacknowledged: 10, greets: true, jitter: SplitMix64(seed: 1))
+        machine.appended(upTo: 12)
+        #expect(machine.nextAction(now: 0) == .connect)
+        machine.connackReceived(0, reason: "", now: 0)
+        #expect(machine.nextAction(now: 0) == .report(.connected(Self.broker)))
+        #expect(machine.nextAction(now: 0) == .greet)
+        #expect(machine.nextAction(now: 0) == .publish(from: 10, limit: 200))
+        machine.handedOver(10, messageID: 1, qos: 1)
+        machine.handedOver(11, messageID: 2, qos: 1)
+        machine.connectionLost("read: connection reset", now: 5)
+        guard case .report(.waiting) = machine.nextAction(now: 5) else {
+            Issue.record("no outage reported")
+            return
+        }
+        guard case .sleep(let retryAt) = machine.nextAction(now: 5) else {
+            Issue.record("no retry scheduled")
+            return
+        }
+        #expect(machine.nextAction(now: retryAt) == .reconnect)
+        machine.connackReceived(0, reason: "", now: retryAt)
+        #expect(machine.nextAction(now: retryAt) == .report(.connected(Self.broker)))
+        #expect(machine.nextAction(now: retryAt) == .greet)
+        // The greeting's acknowledgement carries an id not in flight: ignored.
+        machine.acknowledged([77, 1, 2])
+        #expect(machine.nextAction(now: retryAt) == .acknowledge([10, 11]))
+    }
 }
