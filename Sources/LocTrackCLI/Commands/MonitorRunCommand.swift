@@ -46,7 +46,11 @@ struct MonitorRunCommand {
         case .failed(let code): return code
         }
         var delivery = EventDelivery(
-            sinks: sinks, format: format, ownTracks: format == .owntracks ? await OwnTracksTransitions(monitor: monitor) : nil)
+            sinks: sinks, format: format, ownTracks: format == .owntracks
+                ? await OwnTracksTransitions(
+                    monitor: monitor,
+                    trackerID: options.trackerID ?? PublishOptions.defaultTrackerID(hostName: HostName.current()))
+                : nil)
         var failure: (any Error)?
         let inputs = MonitorInputs(session: session)
         do {
@@ -179,32 +183,46 @@ extension MonitorRunCommand {
 }
 
 /// OwnTracks transitions need the time each region was added (`wtst`, how OwnTracks
-/// names a region), and a position for the `leave` of a region removed while inside
-/// (its event has no fix of its own): the newest fix seen.
+/// names a region), its title (`desc`), the tracker id (`tid`, as in the locations), and
+/// a position for the `leave` of a region removed while inside (its event has no fix of
+/// its own): the newest fix seen that has an `eph` (Home Assistant drops a `leave`
+/// without `acc`, and the device would stay in the region).
 struct OwnTracksTransitions {
     private let monitor: GeofenceMonitor
-    /// When each region was added, kept so that a removed region's `leave` still has it.
+    let trackerID: String
+    /// When each region was added and its title, kept so that a removed region's `leave`
+    /// still has them.
     private var added: [String: Int64] = [:]
+    private var titles: [String: String] = [:]
     private var lastFix: Fix?
 
-    init(monitor: GeofenceMonitor) async {
+    init(monitor: GeofenceMonitor, trackerID: String) async {
         self.monitor = monitor
+        self.trackerID = trackerID
         for identifier in await monitor.identifiers {
-            added[identifier] = await monitor.record(for: identifier)?.added?.seconds
+            note(await monitor.record(for: identifier), for: identifier)
         }
     }
 
-    /// Notes the newest fix of a batch.
+    /// Notes the newest fix of a batch that has an error estimate.
     mutating func consider(_ batch: [GPSDEvent]) {
-        for case .fix(let fix) in batch.reversed() {
+        for case .fix(let fix) in batch.reversed() where OwnTracksEncoder.accuracy(fix) != nil {
             lastFix = fix
             return
         }
     }
 
     mutating func line(for event: GeofenceEvent) async -> String? {
-        if let time = await monitor.record(for: event.identifier)?.added?.seconds { added[event.identifier] = time }
-        return GeofenceEventLine.ownTracks(event, regionAdded: added[event.identifier] ?? 0, lastFix: lastFix)
+        note(await monitor.record(for: event.identifier), for: event.identifier)
+        return GeofenceEventLine.ownTracks(
+            event, regionAdded: added[event.identifier] ?? 0, lastFix: lastFix, title: titles[event.identifier],
+            trackerID: trackerID)
+    }
+
+    private mutating func note(_ record: GeofenceRecord?, for identifier: String) {
+        guard let record else { return }
+        if let time = record.added?.seconds { added[identifier] = time }
+        titles[identifier] = record.title
     }
 }
 
@@ -213,7 +231,7 @@ extension GeofenceError {
     var exitCode: ExitCode {
         switch self {
         case .invalidLatitude, .invalidLongitude, .invalidRadius, .invalidGeometry, .invalidName,
-             .invalidIdentifier, .unknownIdentifier:
+             .invalidIdentifier, .invalidTitle, .unknownIdentifier:
             .usage
         case .corruptStateFile:
             .dataError

@@ -75,7 +75,7 @@ struct PublishCommandParsingTests {
         #expect(UsageError.needs("--qos", what: "--publish").description == "--qos needs --publish")
     }
 
-    @Test("given --tid without --publish when parsed then stream needs --format owntracks and monitor run --publish")
+    @Test("given --tid without --publish when parsed then stream and monitor run need --format owntracks")
     func trackerIDAlone() throws {
         #expect(try Command(arguments: ["stream", "--format", "owntracks", "--tid", "pi"])
             == .stream(.init(format: .owntracks, trackerID: "pi")))
@@ -84,8 +84,10 @@ struct PublishCommandParsingTests {
         }
         #expect(UsageError.needs("--tid", what: "--publish or --format owntracks").description
             == "--tid needs --publish or --format owntracks")
-        #expect(throws: UsageError.needs("--tid", what: "--publish")) {
-            try Command(arguments: ["monitor", "run", "--format", "owntracks", "--tid", "pi"])
+        #expect(try Command(arguments: ["monitor", "run", "--format", "owntracks", "--tid", "pi"])
+            == .monitor(.run(.init(format: .owntracks, trackerID: "pi"))))
+        #expect(throws: UsageError.needs("--tid", what: "--publish or --format owntracks")) {
+            try Command(arguments: ["monitor", "run", "--format", "json", "--tid", "pi"])
         }
         #expect(try Command(arguments: ["once", "--format", "owntracks", "--tid", "pi"])
             == .once(.init(format: .owntracks, trackerID: "pi")))
