@@ -185,8 +185,8 @@ extension MonitorRunCommand {
 /// OwnTracks transitions need the time each region was added (`wtst`, how OwnTracks
 /// names a region), its title (`desc`), the tracker id (`tid`, as in the locations), and
 /// a position for the `leave` of a region removed while inside (its event has no fix of
-/// its own): the newest fix seen that has an `eph` (Home Assistant drops a `leave`
-/// without `acc`, and the device would stay in the region).
+/// its own): the newest fix seen that has an `eph`, else the newest fix (Home Assistant
+/// takes a `leave`'s position only with an `acc`, though it leaves the region without).
 struct OwnTracksTransitions {
     private let monitor: GeofenceMonitor
     let trackerID: String
@@ -195,6 +195,7 @@ struct OwnTracksTransitions {
     private var added: [String: Int64] = [:]
     private var titles: [String: String] = [:]
     private var lastFix: Fix?
+    private var lastFixWithAccuracy: Fix?
 
     init(monitor: GeofenceMonitor, trackerID: String) async {
         self.monitor = monitor
@@ -204,18 +205,24 @@ struct OwnTracksTransitions {
         }
     }
 
-    /// Notes the newest fix of a batch that has an error estimate.
+    /// Notes the newest fix of a batch, and the newest that has an error estimate.
     mutating func consider(_ batch: [GPSDEvent]) {
-        for case .fix(let fix) in batch.reversed() where OwnTracksEncoder.accuracy(fix) != nil {
-            lastFix = fix
-            return
+        var newest = true
+        for case .fix(let fix) in batch.reversed() {
+            if newest { lastFix = fix }
+            newest = false
+            if OwnTracksEncoder.accuracy(fix) != nil {
+                lastFixWithAccuracy = fix
+                return
+            }
         }
     }
 
     mutating func line(for event: GeofenceEvent) async -> String? {
         note(await monitor.record(for: event.identifier), for: event.identifier)
         return GeofenceEventLine.ownTracks(
-            event, regionAdded: added[event.identifier] ?? 0, lastFix: lastFix, title: titles[event.identifier],
+            event, regionAdded: added[event.identifier] ?? 0, lastFix: lastFixWithAccuracy ?? lastFix,
+            title: titles[event.identifier],
             trackerID: trackerID)
     }
 

@@ -70,6 +70,32 @@ struct OwnTracksTransitionLineTests {
         #expect(line?.hasSuffix(#","acc":5,"t":"c","tid":"pi","rid":"home"}"# + "\n") == true, "\(line ?? "nil")")
     }
 
+    @Test("given a region entered and then fixes without eph when it is removed then its leave carries the newest fix with an eph, and a run that saw none, the newest fix without acc")
+    func removalLeavePosition() async throws {
+        try await MonitorStoreTests.withTemporaryDirectory { root in
+            let monitor = try GeofenceMonitor(named: "m", directory: root)
+            try await monitor.add(F.circle(radius: 100), identifier: "home", title: "Home")
+            var transitions = await OwnTracksTransitions(monitor: monitor, trackerID: "pi")
+            var fresh = await OwnTracksTransitions(monitor: monitor, trackerID: "pi")  // a run that sees only the eph-less fix
+            let entered: [GPSDEvent] = [.fix(F.fix(north: 0, second: 0))]
+            transitions.consider(entered)
+            _ = try await monitor.decide(entered)
+            let blind: [GPSDEvent] = [.fix(F.fix(north: 20, eph: 4, second: 1)), .fix(F.fix(north: 30, eph: nil, second: 2))]
+            transitions.consider(blind)
+            fresh.consider(Array(blind.suffix(1)))
+            _ = try await monitor.decide(blind)
+            try await monitor.remove("home")
+            let removed = try await monitor.decide(EmptyCollection()).map(\.event).filter { $0.state == .unmonitored }
+            let event = try #require(removed.first, "no unmonitored event")
+            let line = await transitions.line(for: event)
+            #expect(line?.contains(#""event":"leave","desc":"Home","tst":1795000001,"#) == true, "\(line ?? "nil")")
+            #expect(line?.contains(#","acc":4,"#) == true, "\(line ?? "nil")")
+            let blindLine = await fresh.line(for: event)
+            #expect(blindLine?.contains(#""event":"leave","desc":"Home","tst":1795000002,"#) == true, "\(blindLine ?? "nil")")
+            #expect(blindLine?.contains("acc") == false, "\(blindLine ?? "nil")")
+        }
+    }
+
     @Test("given a monitor with a titled region when OwnTracksTransitions writes its enter then the title and the tid come from the monitor and the options")
     func transitionsFromMonitor() async throws {
         try await MonitorStoreTests.withTemporaryDirectory { root in
