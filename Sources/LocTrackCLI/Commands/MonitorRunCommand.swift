@@ -219,7 +219,12 @@ struct OwnTracksTransitions {
     }
 
     mutating func line(for event: GeofenceEvent) async -> String? {
-        note(await monitor.record(for: event.identifier), for: event.identifier)
+        // A removed region's leave keeps what its enter had: the record under its id may
+        // already be the region that replaced it, with another title, and Home Assistant
+        // leaves only a region of the enter's `desc`.
+        if event.state != .unmonitored || added[event.identifier] == nil {
+            note(await monitor.record(for: event.identifier), for: event.identifier)
+        }
         return GeofenceEventLine.ownTracks(
             event, regionAdded: added[event.identifier] ?? 0, lastFix: lastFixWithAccuracy ?? lastFix,
             title: titles[event.identifier],

@@ -96,6 +96,29 @@ struct OwnTracksTransitionLineTests {
         }
     }
 
+    @Test("given a region entered as Home when it is replaced by one titled Office then its leave still says Home, and the new enter Office")
+    func replacedRegionLeavesUnderItsOldTitle() async throws {
+        try await MonitorStoreTests.withTemporaryDirectory { root in
+            let monitor = try GeofenceMonitor(named: "m", directory: root)
+            try await monitor.add(F.circle(radius: 100), identifier: "home", title: "Home")
+            var transitions = await OwnTracksTransitions(monitor: monitor, trackerID: "pi")
+            let entered: [GPSDEvent] = [.fix(F.fix(north: 0, second: 0))]
+            transitions.consider(entered)
+            let enter = try await monitor.decide(entered).map(\.event)
+            #expect(await transitions.line(for: try #require(enter.first))?.contains(#""desc":"Home""#) == true)
+            try await monitor.add(F.circle(radius: 150), identifier: "home", title: "Office")
+            let next: [GPSDEvent] = [.fix(F.fix(north: 0, second: 1))]
+            transitions.consider(next)
+            var lines: [String] = []
+            for event in try await monitor.decide(next).map(\.event) {
+                if let line = await transitions.line(for: event) { lines.append(line) }
+            }
+            #expect(lines.count == 2, "\(lines)")
+            #expect(lines.first?.contains(#""event":"leave","desc":"Home""#) == true, "\(lines)")
+            #expect(lines.last?.contains(#""event":"enter","desc":"Office""#) == true, "\(lines)")
+        }
+    }
+
     @Test("given a monitor with a titled region when OwnTracksTransitions writes its enter then the title and the tid come from the monitor and the options")
     func transitionsFromMonitor() async throws {
         try await MonitorStoreTests.withTemporaryDirectory { root in
