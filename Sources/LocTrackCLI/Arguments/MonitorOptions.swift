@@ -2,7 +2,7 @@ public import LocTrack
 public import LocTrackMonitor
 public import LocTrackMQTT
 
-/// `loctrack monitor add|remove|list|run`, parsed.
+/// `loctrack monitor add|remove|list|run|export`, parsed.
 public enum MonitorCommand: Equatable, Sendable {
     case add(Add)
     case remove(identifier: String, name: String)
