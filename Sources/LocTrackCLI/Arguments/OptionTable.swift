@@ -20,7 +20,7 @@ enum OptionTable {
     ])
 
     static let stream = CommandSpec("stream", "print every fix as it arrives, until interrupted", options: [
-        OptionSpec("--min-accuracy", .number, "METERS", "only fixes whose eph is at most METERS"),
+        OptionSpec("--min-accuracy", .number, "METERS", "only fixes whose eph is at most METERS (off: no limit)"),
         OptionSpec("--min-distance", .number, "METERS", "drop a fix closer than METERS to the last one"),
         OptionSpec("--interval", .number, "SECONDS", "at most one fix per SECONDS of receiver time"),
         OptionSpec("--count", .integer, "N", "exit 0 after N fixes"),
