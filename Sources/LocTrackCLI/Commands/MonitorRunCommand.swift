@@ -194,6 +194,8 @@ struct OwnTracksTransitions {
     /// still has them.
     private var added: [String: Int64] = [:]
     private var titles: [String: String] = [:]
+    /// The regions whose `added` and title are noted.
+    private var noted: Set<String> = []
     private var lastFix: Fix?
     private var lastFixWithAccuracy: Fix?
 
@@ -222,7 +224,7 @@ struct OwnTracksTransitions {
         // A removed region's leave keeps what its enter had: the record under its id may
         // already be the region that replaced it, with another title, and Home Assistant
         // leaves only a region of the enter's `desc`.
-        if event.state != .unmonitored || added[event.identifier] == nil {
+        if event.state != .unmonitored || !noted.contains(event.identifier) {
             note(await monitor.record(for: event.identifier), for: event.identifier)
         }
         return GeofenceEventLine.ownTracks(
@@ -233,8 +235,9 @@ struct OwnTracksTransitions {
 
     private mutating func note(_ record: GeofenceRecord?, for identifier: String) {
         guard let record else { return }
-        if let time = record.added?.seconds { added[identifier] = time }
+        added[identifier] = record.added?.seconds
         titles[identifier] = record.title
+        noted.insert(identifier)
     }
 }
 
