@@ -141,7 +141,7 @@ LT_ARGS=(stream --format "$FORMAT" --no-reconnect)
 if [ "$MODE" = monitor ]; then
     # A private monitor: its state file goes into the demo's temporary folder.
     export XDG_STATE_HOME=$WORK/state
-    "$LOCTRACK" monitor add port-authority --circle 40.7565588,-73.9888937,120
+    "$LOCTRACK" monitor add port-authority --circle 40.7565588,-73.9888937,120 --title "Port Authority"
     "$LOCTRACK" monitor add --geojson demo/zones.geojson
     echo "demo: the monitor's regions (loctrack monitor list):"
     "$LOCTRACK" monitor list | sed 's/^/  /'

@@ -15,6 +15,8 @@ public enum GeofenceError: Error, Sendable, Hashable, CustomStringConvertible {
     case invalidName(String)
     /// A condition identifier that is empty or too long.
     case invalidIdentifier(String)
+    /// A condition's display name that is empty or too long.
+    case invalidTitle(String)
     /// `remove` of an identifier the monitor does not hold.
     case unknownIdentifier(String, monitor: String)
     /// `GeofenceMonitor(named:)` while this process already has that monitor open.
@@ -40,6 +42,8 @@ public enum GeofenceError: Error, Sendable, Hashable, CustomStringConvertible {
             "invalid monitor name '\(name)': expected 1 to 64 letters, digits, '-', '_' or '.', not starting with '.'"
         case .invalidIdentifier(let identifier):
             "invalid condition id '\(identifier)': expected 1 to 200 characters without control characters"
+        case .invalidTitle(let title):
+            "invalid region title '\(title)': expected 1 to 200 characters without control characters"
         case .unknownIdentifier(let identifier, let monitor):
             "monitor '\(monitor)' has no condition '\(identifier)'"
         case .alreadyOpen(let name):

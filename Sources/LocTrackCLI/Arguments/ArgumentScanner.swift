@@ -66,6 +66,17 @@ struct ArgumentScanner {
         return number
     }
 
+    /// `stream`'s `--min-accuracy`: a positive number of metres, or `off` (nil: no limit at
+    /// all, not even the default for OwnTracks brokers).
+    mutating func accuracyLimit(for option: String) throws(UsageError) -> Double? {
+        let text = try value(for: option)
+        if text == "off" { return nil }
+        guard let number = Double(text), number.isFinite, number > 0 else {
+            throw UsageError.invalidValue(text, option: option, expected: "a positive number of metres, or off")
+        }
+        return number
+    }
+
     mutating func nonNegativeNumber(for option: String, unit: String) throws(UsageError) -> Double {
         let text = try value(for: option)
         guard let number = Double(text), number.isFinite, number >= 0 else {

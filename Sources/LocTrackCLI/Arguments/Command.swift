@@ -38,14 +38,26 @@ public enum Command: Equatable, Sendable {
         public var trackerID: String?
         /// Each `--output PATH`, with `--sync`: track files.
         public var records: [RecordOptions]
+        /// The largest `eph` (metres) a fix may have to be published to a broker; a fix without
+        /// one is not published. Set to ``ownTracksAccuracyLimit`` for `--publish` with
+        /// `--format owntracks` unless `--min-accuracy` is given (a number or `off`); nil: no
+        /// limit beyond ``minimumAccuracy``. Other sinks are not affected.
+        public var brokerAccuracyLimit: Double?
+
+        /// The default limit for OwnTracks messages to a broker: Home Assistant counts a device
+        /// as inside every zone its `acc` circle reaches, so one 1,900 m fix can put it in a zone
+        /// a kilometre away.
+        public static let ownTracksAccuracyLimit = 100.0
 
         public init(
             minimumAccuracy: Double? = nil, minimumDistance: Double? = nil, intervalSeconds: Double? = nil,
             count: Int? = nil, durationSeconds: Double? = nil,
             format: OutputFormat? = nil, source: GPSDSource = .default,
             reconnect: Bool = true, verbose: Bool = false,
-            publishes: [PublishOptions] = [], trackerID: String? = nil, records: [RecordOptions] = []
+            publishes: [PublishOptions] = [], trackerID: String? = nil, records: [RecordOptions] = [],
+            brokerAccuracyLimit: Double? = nil
         ) {
+            self.brokerAccuracyLimit = brokerAccuracyLimit
             self.minimumAccuracy = minimumAccuracy
             self.minimumDistance = minimumDistance
             self.intervalSeconds = intervalSeconds
@@ -130,6 +142,7 @@ public enum Command: Equatable, Sendable {
 
     private static func parseStream(_ arguments: ArraySlice<String>) throws(UsageError) -> Command {
         var options = StreamOptions()
+        var accuracyGiven = false
         var sawSource = false
         var publishing = PublishArguments()
         var recording = RecordArguments()
@@ -139,7 +152,8 @@ public enum Command: Equatable, Sendable {
             case .option("--help"), .option("-h"):
                 return .help(topic: .stream)
             case .option("--min-accuracy"):
-                options.minimumAccuracy = try scanner.positiveNumber(for: "--min-accuracy", unit: "metres")
+                options.minimumAccuracy = try scanner.accuracyLimit(for: "--min-accuracy")
+                accuracyGiven = true
             case .option("--format"):
                 options.format = try scanner.format()
             case .option("--min-distance"):
@@ -172,6 +186,9 @@ public enum Command: Equatable, Sendable {
         }
         if options.publishes.contains(where: { $0.homeAssistant == nil }), options.format == .csv || options.format == .gpx {
             throw UsageError.publishNeedsLineFormat
+        }
+        if !accuracyGiven, !options.publishes.isEmpty, options.format == .owntracks {
+            options.brokerAccuracyLimit = StreamOptions.ownTracksAccuracyLimit
         }
         return .stream(options)
     }

@@ -2,14 +2,21 @@ public import LocTrack
 public import LocTrackMonitor
 public import LocTrackMQTT
 
-/// `loctrack monitor add|remove|list|run`, parsed.
+/// `loctrack monitor add|remove|list|run|export`, parsed.
 public enum MonitorCommand: Equatable, Sendable {
     case add(Add)
     case remove(identifier: String, name: String)
     case list(name: String, format: ListFormat)
     case run(Run)
+    /// `export [--name NAME] [--format owntracks]`: the regions as an OwnTracks `waypoints` message.
+    case export(name: String, format: ExportFormat)
 
     public static let defaultName = "default"
+
+    /// `monitor export --format`: only OwnTracks' `waypoints` message so far.
+    public enum ExportFormat: String, Equatable, Sendable, CaseIterable {
+        case owntracks
+    }
 
     /// `add ID --circle LAT,LON,RADIUS` or `add [ID] --geojson FILE`.
     public struct Add: Equatable, Sendable {
@@ -36,13 +43,17 @@ public enum MonitorCommand: Equatable, Sendable {
         public var name: String = MonitorCommand.defaultName
         /// `--assume inside|outside`; nil: unknown until a fix decides.
         public var assumedState: GeofenceState?
+        /// `--title TEXT`: the region's display name (OwnTracks' `desc`); nil: GeoJSON's
+        /// `properties.name`, else none (the id is shown).
+        public var title: String?
 
         public init(identifier: String?, region: Region, name: String = MonitorCommand.defaultName,
-                    assumedState: GeofenceState? = nil) {
+                    assumedState: GeofenceState? = nil, title: String? = nil) {
             self.identifier = identifier
             self.region = region
             self.name = name
             self.assumedState = assumedState
+            self.title = title
         }
     }
 
@@ -68,10 +79,14 @@ public enum MonitorCommand: Equatable, Sendable {
         public var publishes: [PublishOptions]
         /// Each `--output PATH`, with `--sync`: files of events.
         public var records: [RecordOptions]
+        /// `--tid`: the tracker id of `--format owntracks` transitions (nil: from the host
+        /// name), the same as the locations'. Also every `publishes[i].tid`.
+        public var trackerID: String?
 
         public init(name: String = MonitorCommand.defaultName, format: Format? = nil, dwellSeconds: Double = 0,
                     source: GPSDSource = .default, reconnect: Bool = true, verbose: Bool = false,
-                    publishes: [PublishOptions] = [], records: [RecordOptions] = []) {
+                    publishes: [PublishOptions] = [], records: [RecordOptions] = [], trackerID: String? = nil) {
+            self.trackerID = trackerID
             self.name = name
             self.format = format
             self.dwellSeconds = dwellSeconds
@@ -94,6 +109,7 @@ extension MonitorCommand {
         case "remove": return try parseRemove(remaining)
         case "list": return try parseList(remaining)
         case "run": return try parseRun(remaining)
+        case "export": return try parseExport(remaining)
         case _ where action.hasPrefix("-"):
             // monitor's own options (only --help), checked against the table like every command's.
             guard OptionTable.monitor.option(named: action)?.long == "--help" else {
@@ -109,6 +125,7 @@ extension MonitorCommand {
         var region: Add.Region?
         var name = defaultName
         var assumed: GeofenceState?
+        var title: String?
         var scanner = ArgumentScanner(arguments, command: OptionTable.monitorAdd)
         while let argument = try scanner.next() {
             switch argument {
@@ -128,6 +145,14 @@ extension MonitorCommand {
                     throw UsageError.invalidValue(text, option: "--assume", expected: "inside or outside")
                 }
                 assumed = assumption.state
+            case .option("--title"):
+                let text = try scanner.value(for: "--title")
+                guard !text.isEmpty, text.utf8.count <= 200,
+                      !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+                else {
+                    throw UsageError.invalidValue(text, option: "--title", expected: "1 to 200 characters without control characters")
+                }
+                title = text
             case .option(let option):
                 throw UsageError.unknownOption(option, command: "monitor add")
             case .positional(let text):
@@ -137,7 +162,7 @@ extension MonitorCommand {
         }
         guard let region else { throw UsageError.missingRegion }
         if case .circle = region, identifier == nil { throw UsageError.missingIdentifier(command: "monitor add") }
-        return .monitor(.add(Add(identifier: identifier, region: region, name: name, assumedState: assumed)))
+        return .monitor(.add(Add(identifier: identifier, region: region, name: name, assumedState: assumed, title: title)))
     }
 
     /// `LAT,LON,RADIUS`: degrees in range and a positive radius in metres.
@@ -198,6 +223,27 @@ extension MonitorCommand {
         return .monitor(.list(name: name, format: format))
     }
 
+    private static func parseExport(_ arguments: ArraySlice<String>) throws(UsageError) -> Command {
+        var name = defaultName
+        var format = ExportFormat.owntracks
+        var scanner = ArgumentScanner(arguments, command: OptionTable.monitorExport)
+        while let argument = try scanner.next() {
+            switch argument {
+            case .option("--help"), .option("-h"): return .help(topic: .monitor)
+            case .option("--name"): name = try scanner.value(for: "--name")
+            case .option("--format"):
+                let text = try scanner.value(for: "--format")
+                guard let chosen = ExportFormat(rawValue: text) else {
+                    throw UsageError.invalidValue(text, option: "--format", expected: "owntracks")
+                }
+                format = chosen
+            case .option(let option): throw UsageError.unknownOption(option, command: "monitor export")
+            case .positional(let text): throw UsageError.unexpectedArgument(text, command: "monitor export")
+            }
+        }
+        return .monitor(.export(name: name, format: format))
+    }
+
     private static func parseRun(_ arguments: ArraySlice<String>) throws(UsageError) -> Command {
         var options = Run()
         var sawSource = false
@@ -227,7 +273,11 @@ extension MonitorCommand {
                 sawSource = true
             }
         }
-        options.publishes = try publishing.options()
+        options.publishes = try publishing.options(trackerIDAlone: true)
+        options.trackerID = publishing.tid
+        if options.publishes.isEmpty, options.trackerID != nil, options.format != .owntracks {
+            throw UsageError.needs("--tid", what: "--publish or --format owntracks")
+        }
         options.records = try recording.options(defaultSync: RecordOptions.defaultMonitorSyncSeconds)
         return .monitor(.run(options))
     }

@@ -10,7 +10,7 @@ import LocTrackMQTT
 enum OptionTable {
     /// Every command path, parents before their subcommands.
     static let commands: [CommandSpec] = [
-        root, stream, once, monitor, monitorAdd, monitorRemove, monitorList, monitorRun, help, completions,
+        root, stream, once, monitor, monitorAdd, monitorRemove, monitorList, monitorRun, monitorExport, help, completions,
         recordWriter,
     ]
 
@@ -20,7 +20,7 @@ enum OptionTable {
     ])
 
     static let stream = CommandSpec("stream", "print every fix as it arrives, until interrupted", options: [
-        OptionSpec("--min-accuracy", .number, "METERS", "only fixes whose eph is at most METERS"),
+        OptionSpec("--min-accuracy", .number, "METERS", "only fixes whose eph is at most METERS (off: no limit)"),
         OptionSpec("--min-distance", .number, "METERS", "drop a fix closer than METERS to the last one"),
         OptionSpec("--interval", .number, "SECONDS", "at most one fix per SECONDS of receiver time"),
         OptionSpec("--count", .integer, "N", "exit 0 after N fixes"),
@@ -45,6 +45,7 @@ enum OptionTable {
         OptionSpec("--geojson", .file, "FILE", "GeoJSON Polygons and MultiPolygons; - is stdin"),
         OptionSpec("--assume", .choice(MonitorCommand.Add.Assumption.allCases.map(\.rawValue)), "STATE",
                    "the state until a fix decides"),
+        OptionSpec("--title", .text, "TEXT", "the region's display name (OwnTracks desc; default: the id)"),
         monitorName, helpOption,
     ], operand: OperandSpec(name: "ID", value: .text, isOptional: true))
 
@@ -61,6 +62,11 @@ enum OptionTable {
         OptionSpec("--dwell", .number, "SECONDS", "report a new state only after it held SECONDS"),
         monitorName, noReconnect, verbose, helpOption,
     ] + recording + publishing, operand: source)
+
+    static let monitorExport = CommandSpec("monitor export", "print the regions as OwnTracks waypoints", options: [
+        format(MonitorCommand.ExportFormat.allCases.map(\.rawValue)),
+        monitorName, helpOption,
+    ])
 
     static let help = CommandSpec("help", "explain a command", options: [],
                                   operand: OperandSpec(name: "COMMAND", value: .choice(HelpTopic.commands), isOptional: true))

@@ -58,9 +58,9 @@ public enum UsageError: Error, Equatable, Sendable, CustomStringConvertible {
         case .invalidSource(let reason):
             "invalid source \(reason); expected [host][:port[:device]]"
         case .missingSubcommand(let command):
-            "'\(command)' needs a subcommand (add, remove, list or run); try 'loctrack help \(command)'"
+            "'\(command)' needs a subcommand (add, remove, list, run or export); try 'loctrack help \(command)'"
         case .unknownSubcommand(let name, let command):
-            "unknown subcommand '\(name)' for '\(command)' (add, remove, list or run); try 'loctrack help \(command)'"
+            "unknown subcommand '\(name)' for '\(command)' (add, remove, list, run or export); try 'loctrack help \(command)'"
         case .missingIdentifier(let command):
             "'\(command)' needs a condition id"
         case .missingRegion:

@@ -24,11 +24,11 @@ struct MonitorAddCommand {
         }
     }
 
-    private func regions() throws -> [(identifier: String, condition: GeofenceCondition)] {
+    private func regions() throws -> [(identifier: String, condition: GeofenceCondition, title: String?)] {
         switch options.region {
         case .circle(let latitude, let longitude, let radius):
             let center = try GeoPoint(latitude: latitude, longitude: longitude)
-            return [(options.identifier ?? "", try GeofenceCondition.circle(center: center, radius: radius))]
+            return [(options.identifier ?? "", try GeofenceCondition.circle(center: center, radius: radius), options.title)]
         case .geoJSON(let path):
             let bytes: [UInt8]
             switch readWholeFile(path == "-" ? "/dev/stdin" : path) {
@@ -36,15 +36,18 @@ struct MonitorAddCommand {
             case .failure(let error): throw MonitorInputError.unreadable(path: path, error)
             }
             let found = try GeoJSONRegions.conditions(in: bytes)
+            if options.title != nil, found.count != 1 {
+                throw MonitorInputError.oneTitleForMany(path: path, count: found.count)
+            }
             if let identifier = options.identifier {
                 guard found.count == 1 else { throw MonitorInputError.oneIdentifierForMany(path: path, count: found.count) }
-                return [(identifier, found[0].condition)]
+                return [(identifier, found[0].condition, options.title ?? found[0].title)]
             }
             var seen = Set<String>()
             return try found.enumerated().map { index, region in
                 guard let identifier = region.identifier else { throw MonitorInputError.missingIdentifier(path: path, feature: index + 1) }
                 guard seen.insert(identifier).inserted else { throw MonitorInputError.duplicateIdentifier(path: path, identifier) }
-                return (identifier, region.condition)
+                return (identifier, region.condition, options.title ?? region.title)
             }
         }
     }
@@ -71,6 +74,7 @@ struct MonitorRemoveCommand {
 enum MonitorInputError: Error, CustomStringConvertible {
     case unreadable(path: String, Errno)
     case oneIdentifierForMany(path: String, count: Int)
+    case oneTitleForMany(path: String, count: Int)
     case missingIdentifier(path: String, feature: Int)
     case duplicateIdentifier(path: String, String)
 
@@ -80,6 +84,8 @@ enum MonitorInputError: Error, CustomStringConvertible {
             "cannot read \(path): \(error)"
         case .oneIdentifierForMany(let path, let count):
             "\(path) has \(count) regions but one ID was given; give each feature a properties.id and leave the ID out"
+        case .oneTitleForMany(let path, let count):
+            "\(path) has \(count) regions but one --title was given; give each feature a properties.name instead"
         case .missingIdentifier(let path, let feature):
             "\(path): feature \(feature) has no properties.id; give it one, or give a single feature an ID on the command line"
         case .duplicateIdentifier(let path, let identifier):

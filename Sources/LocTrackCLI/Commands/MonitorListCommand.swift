@@ -29,9 +29,11 @@ struct MonitorListCommand {
         }
     }
 
-    /// `{"monitor":…,"id":…,"state":…,"region":<GeoJSON geometry>,"lastEvent":<EVENT>}`.
+    /// `{"monitor":…,"id":…,"title":…,"state":…,"region":<GeoJSON geometry>,"lastEvent":<EVENT>}`
+    /// (`title` only when the region has one).
     private func json(_ record: GeofenceRecord) -> String {
         var line = "{\"monitor\":\"\(JSONText.escaped(name))\",\"id\":\"\(JSONText.escaped(record.identifier))\""
+        if let title = record.title { line += ",\"title\":\"\(JSONText.escaped(title))\"" }
         line += ",\"state\":\"\(record.state)\",\"region\":\(record.condition.geoJSONGeometry.serialized)"
         if let event = record.lastEvent {
             line += ",\"lastEvent\":" + String(GeofenceEventLine.json(event).dropLast())
@@ -39,10 +41,12 @@ struct MonitorListCommand {
         return line + "}\n"
     }
 
-    /// `home  circle 52.5000000, 13.4000000 r 100 m  satisfied since 2026-…`
-    /// (or `…, accuracy too poor to decide at 2026-…` after an accuracy limit).
+    /// `home  "Home"  circle 52.5000000, 13.4000000 r 100 m  satisfied since 2026-…`
+    /// (the title in quotes only when the region has one; `…, accuracy too poor to decide
+    /// at 2026-…` after an accuracy limit).
     private func text(_ record: GeofenceRecord) -> String {
         var line = "\(record.identifier)  "
+        if let title = record.title { line += "\"\(JSONText.escaped(title))\"  " }
         switch record.condition.shape {
         case .circle(let center, let radius):
             line += "circle "

@@ -48,7 +48,11 @@ struct MonitorRunCommand {
         case .failed(let code): return code
         }
         var delivery = EventDelivery(
-            sinks: sinks, format: format, ownTracks: format == .owntracks ? await OwnTracksTransitions(monitor: monitor) : nil)
+            sinks: sinks, format: format, ownTracks: format == .owntracks
+                ? await OwnTracksTransitions(
+                    monitor: monitor,
+                    trackerID: options.trackerID ?? PublishOptions.defaultTrackerID(hostName: HostName.current()))
+                : nil)
         var failure: (any Error)?
         let inputs = MonitorInputs(session: session)
         let homeAssistant = HomeAssistantRegions(sinks: sinks.homeAssistants)
@@ -116,7 +120,7 @@ struct HomeAssistantRegions {
         var regions: [String: HomeAssistantUpdates.Region] = [:]
         for identifier in await monitor.identifiers {
             let record = await monitor.record(for: identifier)
-            regions[identifier] = .init(name: identifier, inside: record?.state == .satisfied)
+            regions[identifier] = .init(name: record?.displayName ?? identifier, inside: record?.state == .satisfied)
         }
         var open = true
         for sink in sinks where !sink.setRegions(regions) { open = false }
@@ -211,32 +215,61 @@ extension MonitorRunCommand {
 }
 
 /// OwnTracks transitions need the time each region was added (`wtst`, how OwnTracks
-/// names a region), and a position for the `leave` of a region removed while inside
-/// (its event has no fix of its own): the newest fix seen.
+/// names a region), its title (`desc`), the tracker id (`tid`, as in the locations), and
+/// a position for the `leave` of a region removed while inside (its event has no fix of
+/// its own): the newest fix seen that has an `eph`, else the newest fix (Home Assistant
+/// takes a `leave`'s position only with an `acc`, though it leaves the region without).
 struct OwnTracksTransitions {
     private let monitor: GeofenceMonitor
-    /// When each region was added, kept so that a removed region's `leave` still has it.
+    let trackerID: String
+    /// When each region was added and its title, kept so that a removed region's `leave`
+    /// still has them.
     private var added: [String: Int64] = [:]
+    private var titles: [String: String] = [:]
+    /// The regions whose `added` and title are noted.
+    private var noted: Set<String> = []
     private var lastFix: Fix?
+    private var lastFixWithAccuracy: Fix?
 
-    init(monitor: GeofenceMonitor) async {
+    init(monitor: GeofenceMonitor, trackerID: String) async {
         self.monitor = monitor
+        self.trackerID = trackerID
         for identifier in await monitor.identifiers {
-            added[identifier] = await monitor.record(for: identifier)?.added?.seconds
+            note(await monitor.record(for: identifier), for: identifier)
         }
     }
 
-    /// Notes the newest fix of a batch.
+    /// Notes the newest fix of a batch, and the newest that has an error estimate.
     mutating func consider(_ batch: [GPSDEvent]) {
+        var newest = true
         for case .fix(let fix) in batch.reversed() {
-            lastFix = fix
-            return
+            if newest { lastFix = fix }
+            newest = false
+            if OwnTracksEncoder.accuracy(fix) != nil {
+                lastFixWithAccuracy = fix
+                return
+            }
         }
     }
 
     mutating func line(for event: GeofenceEvent) async -> String? {
-        if let time = await monitor.record(for: event.identifier)?.added?.seconds { added[event.identifier] = time }
-        return GeofenceEventLine.ownTracks(event, regionAdded: added[event.identifier] ?? 0, lastFix: lastFix)
+        // A removed region's leave keeps what its enter had: the record under its id may
+        // already be the region that replaced it, with another title, and Home Assistant
+        // leaves only a region of the enter's `desc`.
+        if event.state != .unmonitored || !noted.contains(event.identifier) {
+            note(await monitor.record(for: event.identifier), for: event.identifier)
+        }
+        return GeofenceEventLine.ownTracks(
+            event, regionAdded: added[event.identifier] ?? 0, lastFix: lastFixWithAccuracy ?? lastFix,
+            title: titles[event.identifier],
+            trackerID: trackerID)
+    }
+
+    private mutating func note(_ record: GeofenceRecord?, for identifier: String) {
+        guard let record else { return }
+        added[identifier] = record.added?.seconds
+        titles[identifier] = record.title
+        noted.insert(identifier)
     }
 }
 
@@ -245,7 +278,7 @@ extension GeofenceError {
     var exitCode: ExitCode {
         switch self {
         case .invalidLatitude, .invalidLongitude, .invalidRadius, .invalidGeometry, .invalidName,
-             .invalidIdentifier, .unknownIdentifier:
+             .invalidIdentifier, .invalidTitle, .unknownIdentifier:
             .usage
         case .corruptStateFile:
             .dataError

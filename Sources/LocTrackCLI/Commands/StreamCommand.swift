@@ -10,9 +10,13 @@ struct StreamCommand {
     private struct Destination {
         let sink: any LineSink
         var encoder: any FixEncoder
+        /// A broker's ``Command/StreamOptions/brokerAccuracyLimit``: a fix with a larger
+        /// `eph`, or none, is not sent to it.
+        var accuracyLimit: Double?
         var pending = PendingLines()
 
         mutating func add(_ fix: Fix) {
+            guard fix.meets(minimumAccuracy: accuracyLimit) else { return }
             encoder.encode(fix, into: &pending.text)
             pending.lines += 1
         }
@@ -44,7 +48,9 @@ struct StreamCommand {
         case .ready(let started): sinks = started
         case .failed(let code): return code
         }
-        var destinations = sinks.lineMembers.map { Destination(sink: $0.sink, encoder: encoder(for: $0.role)) }
+        var destinations = sinks.lineMembers.map { member in
+            Destination(sink: member.sink, encoder: encoder(for: member.role), accuracyLimit: accuracyLimit(for: member.role))
+        }
         let homeAssistants = sinks.homeAssistants
         var forHomeAssistant: [GPSDEvent] = []
         for index in destinations.indices { destinations[index].sink.sendFraming(destinations[index].encoder.begin()) }
@@ -119,6 +125,11 @@ struct StreamCommand {
         case .trackFile(let record):
             RecordFrameEncoder(format: trackFileFormat(record), trackerID: options.trackerID)
         }
+    }
+
+    /// The accuracy limit of one sink: brokers only (``Command/StreamOptions/brokerAccuracyLimit``).
+    private func accuracyLimit(for role: SinkSet.Role) -> Double? {
+        if case .broker = role { options.brokerAccuracyLimit } else { nil }
     }
 
     /// A track file's format: the one its name's extension names (`tracks/%F.gpx`), else

@@ -53,7 +53,13 @@ enum GeofenceEventLine {
     /// and removals of regions not entered.
     ///
     /// `wtst` identifies the region in OwnTracks: the time (Unix seconds) it was added.
-    static func ownTracks(_ event: GeofenceEvent, regionAdded wtst: Int64, lastFix: Fix? = nil) -> String? {
+    /// `desc` is the region's `title` (its display name, the zone Home Assistant looks for),
+    /// else its identifier; `rid` is always the identifier; `tid` the tracker id, as in
+    /// the location messages. `acc` is the fix's `eph` in whole metres, at least 1, as in
+    /// ``OwnTracksEncoder``; a fix without one has no `acc`.
+    static func ownTracks(
+        _ event: GeofenceEvent, regionAdded wtst: Int64, lastFix: Fix? = nil, title: String? = nil, trackerID: String
+    ) -> String? {
         guard !event.accuracyLimited else { return nil }
         let transition: String
         switch (event.previousState, event.state) {
@@ -62,14 +68,15 @@ enum GeofenceEventLine {
         default: return nil
         }
         guard let fix = event.fix ?? lastFix else { return nil }
-        var line = "{\"_type\":\"transition\",\"event\":\"\(transition)\",\"desc\":\"\(JSONText.escaped(event.identifier))\""
+        let desc = title ?? event.identifier
+        var line = "{\"_type\":\"transition\",\"event\":\"\(transition)\",\"desc\":\"\(JSONText.escaped(desc))\""
         line += ",\"tst\":\(fix.time.seconds),\"wtst\":\(wtst),\"lat\":"
         line.appendFixed(fix.latitude, decimals: 7)
         line += ",\"lon\":"
         line.appendFixed(fix.longitude, decimals: 7)
         // OwnTracks' acc is whole metres and must be positive; gpsd's eph is a float.
-        let accuracy = fix.horizontalError.map { max(1, Int($0.rounded())) } ?? 1
-        line += ",\"acc\":\(accuracy),\"t\":\"c\"}\n"
+        if let accuracy = OwnTracksEncoder.accuracy(fix) { line += ",\"acc\":\(accuracy)" }
+        line += ",\"t\":\"c\",\"tid\":\"\(JSONText.escaped(trackerID))\",\"rid\":\"\(JSONText.escaped(event.identifier))\"}\n"
         return line
     }
 }

@@ -60,6 +60,8 @@ public enum CLI {
             return await MonitorListCommand(name: name, format: format, output: output).run()
         case .monitor(.run(let options)):
             return await MonitorRunCommand(options: options, output: output).run()
+        case .monitor(.export(let name, _)):
+            return await MonitorExportCommand(name: name, output: output).run()
         case .recordWriter(let options):
             return TrackWriter(options: options).run()
         }

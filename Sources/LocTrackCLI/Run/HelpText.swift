@@ -22,7 +22,7 @@ enum HelpText {
                           [--output PATH]... [--sync SECONDS] [SOURCE]
           loctrack once   [--min-accuracy METERS] [--timeout SECONDS] [--max-age SECONDS] [--format FORMAT] [--tid XX]
                           [--verbose] [SOURCE]
-          loctrack monitor add|remove|list|run …   (see 'loctrack help monitor')
+          loctrack monitor add|remove|list|run|export …   (see 'loctrack help monitor')
           loctrack help [COMMAND]
           loctrack completions bash|zsh|fish
           loctrack --version | -V
@@ -66,7 +66,12 @@ enum HelpText {
 
         Options:
           --min-accuracy METERS  only fixes whose horizontal error estimate (gpsd's
-                                 eph) is at most METERS; fixes without one are dropped
+                                 eph) is at most METERS; fixes without one are dropped;
+                                 off: no limit at all. Without it, --publish with
+                                 --format owntracks sends no fix with an eph over 100 m
+                                 (or none) to the brokers (Home Assistant would put
+                                 the device in any zone that error circle reaches);
+                                 given, it replaces that limit
           --min-distance METERS  drop a fix closer than METERS to the last one printed
           --interval SECONDS     at most one fix per SECONDS of receiver time (the first)
                                  (filters apply in this order: accuracy, distance, interval)
@@ -130,13 +135,14 @@ enum HelpText {
 
     static let monitor = """
         Usage:
-          loctrack monitor add ID --circle LAT,LON,RADIUS [--name NAME] [--assume inside|outside]
-          loctrack monitor add [ID] --geojson FILE [--name NAME] [--assume inside|outside]
+          loctrack monitor add ID --circle LAT,LON,RADIUS [--title TEXT] [--name NAME] [--assume inside|outside]
+          loctrack monitor add [ID] --geojson FILE [--title TEXT] [--name NAME] [--assume inside|outside]
           loctrack monitor remove ID [--name NAME]
           loctrack monitor list [--name NAME] [--format json|text]
-          loctrack monitor run [--name NAME] [--format json|text|owntracks] [--dwell SECONDS]
+          loctrack monitor run [--name NAME] [--format json|text|owntracks] [--dwell SECONDS] [--tid XX]
                                [--no-reconnect] [--verbose] [--publish URL [PUBLISH OPTIONS]]...
                                [--output PATH]... [--sync SECONDS] [SOURCE]
+          loctrack monitor export [--name NAME] [--format owntracks]
 
         A monitor is a named set of regions (circles, GeoJSON polygons) kept in
         $XDG_STATE_HOME/loctrack/NAME.monitor.json (~/.local/state/loctrack/). 'run'
@@ -155,9 +161,13 @@ enum HelpText {
                                  MultiPolygons (ids from properties.id); - is stdin
           --assume inside|outside  the state until a fix decides (default unknown:
                                  the first decision is then an event)
+          --title TEXT           add: the region's display name, the desc of its
+                                 OwnTracks transitions and waypoint (default: a GeoJSON
+                                 feature's properties.name, else the id)
           --format FORMAT        run: json (one EVENT object per line), text, or
                                  owntracks (transition messages); list: json or text
-                                 (default: text on a terminal, else json)
+                                 (default: text on a terminal, else json); export:
+                                 owntracks (one waypoints message, the default)
           --dwell SECONDS        report a new state only after it held SECONDS of
                                  receiver time
           --no-reconnect         exit 69 when gpsd is unavailable or goes away
@@ -169,12 +179,19 @@ enum HelpText {
                                  delivered once its file is on disk)
           -h, --help             this help
 
-        \(publishing(topic: "TOPIC/event", trackerIDNote: ")"))
+        \(publishing(topic: "TOPIC/event", trackerIDNote: "; also\n                         for --format owntracks without --publish)"))
+
+        Home Assistant's OwnTracks integration ignores a device's locations between an
+        enter and its leave, and knows the region only if it has a zone for it: export
+        the regions as waypoints ('export', published on owntracks/USER/DEVICE/waypoints;
+        a polygon becomes the circle around it) or name HA zones like the titles.
 
         Examples:
-          loctrack monitor add home --circle 52.5163,13.3777,80
+          loctrack monitor add home --circle 52.5163,13.3777,80 --title Home
           loctrack monitor add --geojson zones.geojson
           loctrack monitor run --format json | jq -c 'select(.state == "satisfied")'
+          loctrack monitor export > waypoints.json
+          mosquitto_pub -r -t owntracks/alice/car/waypoints -f waypoints.json
 
         """
 

@@ -61,4 +61,9 @@ public struct GeofenceRecord: Sendable, Hashable {
     public let lastEvent: GeofenceEvent?
     /// When the condition was added (wall clock, whole seconds), if known.
     public let added: Timestamp?
+    /// Its display name, if it was given one (`monitor add --title`, GeoJSON `properties.name`).
+    public let title: String?
+
+    /// The name to show for it: its ``title``, else its identifier.
+    public var displayName: String { title ?? identifier }
 }

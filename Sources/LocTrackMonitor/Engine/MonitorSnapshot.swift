@@ -35,11 +35,13 @@ package struct MonitorSnapshot: Sendable, Hashable {
 
     /// Adds `condition`, replacing one with the same identifier (which then starts over).
     /// - Parameter time: when it was added (the wall clock: OwnTracks names regions by it).
+    /// - Parameter title: its display name (OwnTracks' `desc`), if it has one.
     package mutating func add(
-        _ condition: GeofenceCondition, identifier: String, assuming state: GeofenceState, at time: Timestamp? = nil
+        _ condition: GeofenceCondition, identifier: String, title: String? = nil, assuming state: GeofenceState,
+        at time: Timestamp? = nil
     ) {
         let added = MonitoredCondition(
-            identifier: identifier, serial: nextSerial, condition: condition, state: state, added: time)
+            identifier: identifier, serial: nextSerial, condition: condition, state: state, added: time, title: title)
         nextSerial += 1
         if let index = conditions.firstIndex(where: { $0.identifier == identifier }) {
             conditions[index] = added
@@ -72,13 +74,16 @@ package struct MonitoredCondition: Sendable, Hashable {
     package var accuracyLimitReported: Bool
     /// When it was added (wall clock), if known.
     package var added: Timestamp?
+    /// Its display name (`monitor add --title`, GeoJSON `properties.name`), if it has one.
+    package var title: String?
 
     package init(
         identifier: String, serial: Int, condition: GeofenceCondition, state: GeofenceState,
         lastEvent: GeofenceEvent? = nil, pending: PendingChange? = nil, accuracyLimitReported: Bool = false,
-        added: Timestamp? = nil
+        added: Timestamp? = nil, title: String? = nil
     ) {
         self.added = added
+        self.title = title
         self.identifier = identifier
         self.serial = serial
         self.condition = condition
@@ -90,7 +95,8 @@ package struct MonitoredCondition: Sendable, Hashable {
 
     /// The record ``GeofenceMonitor/record(for:)`` returns.
     var record: GeofenceRecord {
-        GeofenceRecord(identifier: identifier, condition: condition, state: state, lastEvent: lastEvent, added: added)
+        GeofenceRecord(
+            identifier: identifier, condition: condition, state: state, lastEvent: lastEvent, added: added, title: title)
     }
 }
 

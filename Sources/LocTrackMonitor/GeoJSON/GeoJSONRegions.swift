@@ -5,10 +5,13 @@ package struct GeoJSONRegion: Sendable, Hashable {
     /// From the Feature's `properties.id`, else its top-level `id`; nil for a bare geometry.
     package let identifier: String?
     package let condition: GeofenceCondition
+    /// The Feature's `properties.name` (its display name), nil when absent or empty.
+    package let title: String?
 
-    package init(identifier: String?, condition: GeofenceCondition) {
+    package init(identifier: String?, condition: GeofenceCondition, title: String? = nil) {
         self.identifier = identifier
         self.condition = condition
+        self.title = title
     }
 }
 
@@ -27,6 +30,8 @@ package struct GeoJSONRegion: Sendable, Hashable {
 ///
 /// A feature's identifier is `properties.id` when it is a string or a number, else the
 /// Feature's `id` (RFC 7946 §3.2), else nil; numbers are written as JSON writes them.
+/// Its display name (``GeoJSONRegion/title``) is `properties.name`, a string (an empty
+/// one counts as none; anything else than a string throws).
 /// Positions are `[longitude, latitude]` or `[longitude, latitude, altitude]`; the
 /// altitude is ignored. Anything else throws ``GeofenceError/invalidGeometry(_:)`` with
 /// one line saying where (`feature 3, polygon 2, ring 1, position 5`, features and
@@ -91,7 +96,14 @@ package enum GeoJSONRegions {
         }
         let condition = try GeoJSONGeometry.condition(geometry, radius: properties["radius"], at: path)
         let identifier = identifier(properties["id"]) ?? identifier(value["id"])
-        return GeoJSONRegion(identifier: identifier, condition: condition)
+        var title: String?
+        switch properties["name"] {
+        case nil, .null?: title = nil
+        case .string(let text)?: title = text.isEmpty ? nil : text
+        case let other?:
+            throw GeoJSONGeometry.problem(path, "expected properties.name to be a string, found \(other.kindDescription)")
+        }
+        return GeoJSONRegion(identifier: identifier, condition: condition, title: title)
     }
 
     /// A string as it is, a number as JSON writes it (`7`, `2.5`); anything else nil.

@@ -87,22 +87,36 @@ public actor GeofenceMonitor {
     /// Monitors `condition` as `identifier`, replacing a condition with that identifier.
     /// - Parameter state: the state to assume until a fix decides (default unknown: the
     ///   first decision is then an event).
-    public func add(_ condition: GeofenceCondition, identifier: String, assuming state: GeofenceState = .unknown)
-        throws(GeofenceError)
-    {
-        try add([(identifier, condition)], assuming: state)
+    /// - Parameter title: its display name (OwnTracks' `desc`); nil: the identifier is shown.
+    public func add(
+        _ condition: GeofenceCondition, identifier: String, title: String? = nil, assuming state: GeofenceState = .unknown
+    ) throws(GeofenceError) {
+        try add([(identifier, condition, title)], assuming: state)
     }
 
     /// Adds several conditions in one write of the state file: all of them, or none.
     public func add(_ conditions: [(identifier: String, condition: GeofenceCondition)], assuming state: GeofenceState = .unknown)
         throws(GeofenceError)
     {
-        for (identifier, _) in conditions { try Self.validate(identifier: identifier) }
+        try add(conditions.map { ($0.identifier, $0.condition, nil) }, assuming: state)
+    }
+
+    /// Adds several conditions, each with its display name (nil: none), in one write of the
+    /// state file: all of them, or none.
+    /// - Throws: ``GeofenceError/invalidTitle(_:)`` for an empty title.
+    public func add(
+        _ conditions: [(identifier: String, condition: GeofenceCondition, title: String?)],
+        assuming state: GeofenceState = .unknown
+    ) throws(GeofenceError) {
+        for (identifier, _, title) in conditions {
+            try Self.validate(identifier: identifier)
+            if let title { try Self.validate(title: title) }
+        }
         let assumed: GeofenceState = state == .unmonitored ? .unknown : state
         let now = Timestamp(seconds: wallClockSeconds())
         try synchronize { snapshot throws(GeofenceError) in
-            for (identifier, condition) in conditions {
-                snapshot.add(condition, identifier: identifier, assuming: assumed, at: now)
+            for (identifier, condition, title) in conditions {
+                snapshot.add(condition, identifier: identifier, title: title, assuming: assumed, at: now)
             }
         }
     }
@@ -275,5 +289,12 @@ public actor GeofenceMonitor {
         guard !identifier.isEmpty, identifier.utf8.count <= 200,
               !identifier.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
         else { throw .invalidIdentifier(identifier) }
+    }
+
+    /// A display name: what an identifier may be (it is shown where the identifier was).
+    private static func validate(title: String) throws(GeofenceError) {
+        guard !title.isEmpty, title.utf8.count <= 200,
+              !title.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+        else { throw .invalidTitle(title) }
     }
 }

@@ -18,12 +18,12 @@ struct MonitorFileDecoder {
             throw corrupt("not a loctrack monitor state file (expected \"loctrack\":\"monitor\")")
         }
         guard let version = document["version"]?.integerValue else { throw corrupt("expected \"version\" to be a whole number") }
-        guard version == MonitorFileFormat.version else {
-            throw corrupt("version \(version) is not one this loctrack reads (it reads version \(MonitorFileFormat.version))")
+        guard (1...MonitorFileFormat.version).contains(version) else {
+            throw corrupt("version \(version) is not one this loctrack reads (it reads versions 1 to \(MonitorFileFormat.version))")
         }
         let top = try object(document, at: "", allowing: [
             "loctrack", "version", "name", "nextSerial", "lastFixTime", "conditions", "nextEvent", "outbox",
-        ])
+        ], version: version)
         var snapshot = MonitorSnapshot(
             name: try top.string("name"),
             nextSerial: try top.integer("nextSerial", minimum: 1),
@@ -32,7 +32,7 @@ struct MonitorFileDecoder {
         var identifiers: [String: Int] = [:], serials: [Int: Int] = [:]
         for (index, element) in list.enumerated() {
             let context = "conditions[\(index)]"
-            let condition = try self.condition(element, at: context, monitor: snapshot.name)
+            let condition = try self.condition(element, at: context, monitor: snapshot.name, version: version)
             if let other = identifiers.updateValue(index, forKey: condition.identifier) {
                 throw corrupt("\(context).id: \"\(condition.identifier)\" is also the id of conditions[\(other)]")
             }
@@ -76,8 +76,12 @@ struct MonitorFileDecoder {
         }
     }
 
-    private func condition(_ value: JSONValue, at context: String, monitor: String) throws(GeofenceError) -> MonitoredCondition {
-        let members = try object(value, at: context, allowing: ["id", "serial", "region", "state", "lastEvent", "pending", "accuracyLimitReported", "added"])
+    private func condition(_ value: JSONValue, at context: String, monitor: String, version: Int)
+        throws(GeofenceError) -> MonitoredCondition
+    {
+        var names: Set = ["id", "serial", "region", "state", "lastEvent", "pending", "accuracyLimitReported", "added"]
+        if version >= MonitorFileFormat.titleVersion { names.insert("title") }
+        let members = try object(value, at: context, allowing: names, version: version)
         let identifier = try members.string("id")
         guard !identifier.isEmpty else { throw corrupt("\(context).id: expected a non-empty string") }
         let region: GeofenceCondition
@@ -98,7 +102,11 @@ struct MonitorFileDecoder {
             identifier: identifier, serial: try members.integer("serial", minimum: 1), condition: region,
             state: try members.heldState("state"), lastEvent: lastEvent, pending: pending,
             accuracyLimitReported: try members.flag("accuracyLimitReported"),
-            added: try members.optional("added") { value, key throws(GeofenceError) in try members.time(value, key) })
+            added: try members.optional("added") { value, key throws(GeofenceError) in try members.time(value, key) },
+            title: try members.optional("title") { value, key throws(GeofenceError) in
+                guard let title = value.stringValue, !title.isEmpty else { throw members.mistyped(key, "a non-empty string") }
+                return title
+            })
     }
 
     func event(_ value: JSONValue, at context: String, monitor: String, identifier: String) throws(GeofenceError) -> GeofenceEvent {
@@ -129,13 +137,16 @@ struct MonitorFileDecoder {
                              accuracyLimited: try members.flag("accuracyLimited"))
     }
 
-    func object(_ value: JSONValue, at context: String, allowing names: Set<String>) throws(GeofenceError) -> StoredObject {
+    /// - Parameter version: the file's version, named when a member is unknown in it.
+    func object(_ value: JSONValue, at context: String, allowing names: Set<String>, version: Int = MonitorFileFormat.version)
+        throws(GeofenceError) -> StoredObject
+    {
         guard let members = value.objectValue else {
             throw corrupt("\(context.isEmpty ? "" : context + ": ")expected an object, found \(value.kindDescription)")
         }
         let object = StoredObject(members: members, context: context, decoder: self)
         if let unknown = members.first(where: { !names.contains($0.key) }) {
-            throw object.corrupt(unknown.key, "unknown member in version \(MonitorFileFormat.version)")
+            throw object.corrupt(unknown.key, "unknown member in version \(version)")
         }
         return object
     }

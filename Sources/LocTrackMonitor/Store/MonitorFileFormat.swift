@@ -11,14 +11,17 @@ package import LocTrack
 ///    "state":"satisfied",
 ///    "lastEvent":{"state":"satisfied","time":"…","lat":52.5,"lon":13.4,"eph":4.2,"accuracyLimited":true},
 ///    "pending":{"state":"unsatisfied","since":"…"},
-///    "accuracyLimitReported":true,"added":"2026-11-22T04:20:00.000Z"}]}
+///    "accuracyLimitReported":true,"added":"2026-11-22T04:20:00.000Z","title":"Home"}]}
 /// ```
 /// written compactly on one line and followed by a newline. Members in this order;
-/// optional ones are left out when absent (`lastFixTime`, `lastEvent`, `pending`, `eph`, `added`)
+/// optional ones are left out when absent (`lastFixTime`, `lastEvent`, `pending`, `eph`, `added`, `title`)
 /// or false (`accuracyLimited`, `accuracyLimitReported`); `time`, `lat` and `lon` of a
 /// `lastEvent` come together or not at all (an event without a fix).
-/// - `loctrack` tags the file, `version` is 1: a reader refuses other versions, and any
+/// - `loctrack` tags the file, `version` is 1 or 2: a reader refuses other versions, and any
 ///   member it does not know, rather than dropping data it cannot keep on the next write.
+///   Version 2 adds a condition's `title` (its display name); a file is written as version 1
+///   while no condition has a title, so a loctrack that reads only version 1 still reads it,
+///   and refuses (rather than loses) the titles of a version 2 file.
 /// - `region` is ``GeofenceCondition/geoJSONGeometry``, a GeoJSON geometry.
 /// - `state` and `pending.state` are `unknown`, `satisfied` or `unsatisfied` (a held
 ///   condition is never `unmonitored`); `lastEvent.state` may be any ``GeofenceState``.
@@ -47,13 +50,21 @@ package import LocTrack
 /// (also in `lastEvent`) is left out when it is `unknown`.
 package enum MonitorFileFormat {
     static let tag = "monitor"
-    static let version = 1
+    /// The newest version, which this loctrack reads along with every older one.
+    static let version = 2
+    /// The first version with conditions' `title`s.
+    static let titleVersion = 2
+
+    /// The version a snapshot is written as: the oldest that holds everything in it.
+    static func version(for snapshot: MonitorSnapshot) -> Int {
+        snapshot.conditions.contains { $0.title != nil } ? titleVersion : 1
+    }
 
     /// The file's bytes, newline-terminated.
     package static func encode(_ snapshot: MonitorSnapshot) -> [UInt8] {
         var members: [JSONMember] = [
             JSONMember("loctrack", .string(tag)),
-            JSONMember("version", .number(Double(version))),
+            JSONMember("version", .number(Double(version(for: snapshot)))),
             JSONMember("name", .string(snapshot.name)),
             JSONMember("nextSerial", .number(Double(snapshot.nextSerial))),
         ]
@@ -126,6 +137,7 @@ package enum MonitorFileFormat {
         members.insert(JSONMember("region", condition.condition.geoJSONGeometry), at: 2)
         // When it was added, by the wall clock: OwnTracks names a region by it (`wtst`).
         if let added = condition.added { members.append(JSONMember("added", .string(storedTime(added)))) }
+        if let title = condition.title { members.append(JSONMember("title", .string(title))) }
         return .object(members)
     }
 

@@ -86,5 +86,45 @@ extension EndToEndTests {
                 "lake  circle 52.4000000, 13.2000000 r 250 m  unknown",
             ], "\(text)")
         }
+
+        @Test("given a state file written before titles and regions added with --title and properties.name when listed and exported then titles show where given and old regions export under their ids")
+        func titlesListAndExport() async throws {
+            let home = try StateHome()
+            // A version 1 file as loctrack wrote it before titles: one circle, no title.
+            try FileManager.default.createDirectory(atPath: "\(home.path)/loctrack", withIntermediateDirectories: true)
+            let old = #"{"loctrack":"monitor","version":1,"name":"default","nextSerial":2,"conditions":[{"id":"depot","serial":1,"#
+                + #""region":{"type":"Point","coordinates":[13.4,52.5],"radius":60},"state":"unknown","added":"2026-11-22T04:20:00.000Z"}]}"#
+            try Data((old + "\n").utf8).write(to: URL(fileURLWithPath: home.stateFile()))
+            let collection = """
+                {"type":"FeatureCollection","features":[
+                 {"type":"Feature","properties":{"id":"park","name":"Tiergarten"},"geometry":{"type":"Polygon","coordinates":[[[13.0,52.0],[13.01,52.0],[13.01,52.01],[13.0,52.01],[13.0,52.0]]]}}]}
+                """
+            let file = try home.file("zones.geojson", collection)
+            #expect(try await home.loctrack(["monitor", "add", "home", "--circle", "52.5,13.4,80.5", "--title", "Home"]).status == .exited(0))
+            #expect(try await home.loctrack(["monitor", "add", "--geojson", file]).status == .exited(0))
+
+            let text = try await home.loctrack(["monitor", "list"])
+            #expect(text.stdoutLines == [
+                "depot  circle 52.5000000, 13.4000000 r 60 m  unknown",
+                "home  \"Home\"  circle 52.5000000, 13.4000000 r 80 m  unknown",
+                "park  \"Tiergarten\"  polygon of 4 points  unknown",
+            ], "\(text)")
+            let json = try await home.loctrack(["monitor", "list", "--format", "json"])
+            #expect(try json.jsonObjects().map { $0["title"] as? String } == [nil, "Home", "Tiergarten"], "\(json)")
+            let state = try String(contentsOfFile: home.stateFile(), encoding: .utf8)
+            #expect(state.hasPrefix(#"{"loctrack":"monitor","version":2,"#), "\(state)")
+
+            let exported = try await home.loctrack(["monitor", "export"])
+            #expect(exported.status == .exited(0), "\(exported)")
+            #expect(exported.stdoutLines.count == 1, "\(exported)")
+            let message = try #require(try JSONSerialization.jsonObject(with: Data(exported.stdout.utf8)) as? [String: Any])
+            #expect(message["_type"] as? String == "waypoints")
+            let waypoints = try #require(message["waypoints"] as? [[String: Any]])
+            #expect(waypoints.map { $0["desc"] as? String } == ["depot", "Home", "Tiergarten"])
+            #expect(waypoints.map { $0["rid"] as? String } == ["depot", "home", "park"])
+            #expect(waypoints.map { $0["rad"] as? Int } == [60, 81, 653])  // the park: half the diagonal of 0.01° × 0.01° at 52° N
+            #expect(waypoints.first?["tst"] as? Int == 1_795_321_200)
+            #expect(waypoints.allSatisfy { $0["_type"] as? String == "waypoint" })
+        }
     }
 }

@@ -168,10 +168,41 @@ extension EndToEndTests {
             }
         }
 
-        @Test("given a 100 m circle and monitor run --publish --format owntracks when a track passes through it then the enter and the leave are OwnTracks transitions on TOPIC/event", .timeLimit(.minutes(1)))
+        @Test("given --publish --format owntracks and fixes with an eph of 1,898 m and 114 m when streamed then the broker gets only those within 100 m, and an --output file beside it every fix", .timeLimit(.minutes(1)))
+        func ownTracksAccuracyLimit() async throws {
+            // eph = 19 m × HDOP: 1,898 m (a cold start), 19, 38, 114, 57 and 98.8 m.
+            let hdops = [99.9, 1, 2, 6, 3, 5.2]
+            let log = NMEALog.walk(epochs: hdops.count, hdop: { hdops[$0] })
+            let topic = "owntracks/alice/limit"
+            try await withPublishing("owntracks-limit", topic: topic) { run, broker, subscriber in
+                try await withGPSFake(log) { fake in
+                    let file = "\(run.home.path)/track.jsonl"
+                    let publisher = try run.startStream(
+                        broker.url(topic: topic), ["--format", "owntracks", "--tid", "lt", "--output", file], source: fake.sourceArgument)
+                    try await fake.waitForWatchers([publisher])
+                    fake.feedAll()
+                    try await subscriber.waitForMessages(count: 4)
+                    try await waitUntil(timeout: .seconds(10), "all 6 fixes in the file") {
+                        ((try? String(contentsOfFile: file, encoding: .utf8)) ?? "").split(separator: "\n").count >= 6
+                    }
+                    try await Task.sleep(for: .milliseconds(300))
+                    publisher.signal(SIGINT)
+                    let result = try await publisher.result()
+
+                    #expect(result.status == .exited(0), "\(result)")
+                    #expect(subscriber.messages.map { $0.json?["acc"] as? Int } == [19, 38, 57, 99], "\(subscriber.report)")
+                    let lines = try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n")
+                    #expect(lines.count == 6, "\(lines)")
+                    #expect(lines.first?.contains(#""acc":1898,"#) == true, "\(lines)")
+                    #expect(lines.dropFirst(3).first?.contains(#""acc":114,"#) == true, "\(lines)")
+                }
+            }
+        }
+
+        @Test("given a 100 m circle titled Corner and monitor run --publish --format owntracks --tid ap when a track passes through it then the enter and the leave are OwnTracks transitions on TOPIC/event with desc Corner, rid and tid", .timeLimit(.minutes(1)))
         func monitorOwnTracksTransitions() async throws {
             let run = try PublishRun("monitor-ot")
-            let added = try await run.home.loctrack(["monitor", "add", "c", "--circle", MonitorTracks.circleArgument(radius: 100)])
+            let added = try await run.home.loctrack(["monitor", "add", "c", "--circle", MonitorTracks.circleArgument(radius: 100), "--title", "Corner"])
             #expect(added.status == .exited(0), "\(added)")
             let addedAt = Int64(Date().timeIntervalSince1970)
             let topic = "owntracks/alice/phone"
@@ -180,7 +211,7 @@ extension EndToEndTests {
             try await withMosquitto { broker in
                 let subscriber = try await broker.subscribe(topic: topic, clientID: subscriberID("monitor-ot"))
                 try await withGPSFake(log) { fake in
-                    let monitor = try run.startMonitor(broker.url(topic: topic), ["--format", "owntracks"], source: fake.sourceArgument)
+                    let monitor = try run.startMonitor(broker.url(topic: topic), ["--format", "owntracks", "--tid", "ap"], source: fake.sourceArgument)
                     try await fake.waitForWatchers([monitor])
                     fake.feedAll()
                     try await subscriber.waitForMessages(count: 2, on: "\(topic)/event")
@@ -197,7 +228,9 @@ extension EndToEndTests {
                     let fixes = MonitorTracks.expectedFixes(log)
                     for (message, epoch) in zip(transitions, [21, 42]) {
                         #expect(message["_type"] as? String == "transition")
-                        #expect(message["desc"] as? String == "c")
+                        #expect(message["desc"] as? String == "Corner")
+                        #expect(message["rid"] as? String == "c")
+                        #expect(message["tid"] as? String == "ap")
                         #expect((message["tst"] as? NSNumber)?.int64Value == log.time(ofEpoch: epoch).seconds, "\(message)")
                         #expect(((message["wtst"] as? NSNumber)?.int64Value).map { abs($0 - addedAt) <= 5 } == true, "\(message)")
                         #expect(message["acc"] as? Int == 10)  // 9.5 m rounded

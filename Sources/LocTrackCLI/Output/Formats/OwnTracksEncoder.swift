@@ -27,7 +27,7 @@ struct OwnTracksEncoder: FixEncoder {
         line.appendFixed(fix.longitude, decimals: 7)
         line.append(",\"tst\":")
         line.append(Int(fix.time.seconds))
-        append("acc", fix.horizontalError.flatMap(Self.whole).map { max(1, $0) }, to: &line)
+        append("acc", Self.accuracy(fix), to: &line)
         append("alt", fix.altitudeMSL.flatMap(Self.whole), to: &line)
         append("vac", fix.verticalError.flatMap(Self.whole), to: &line)
         append("vel", fix.speed.flatMap { Self.whole($0 * 3.6) }, to: &line)
@@ -43,6 +43,13 @@ struct OwnTracksEncoder: FixEncoder {
         line.append(name)
         line.append("\":")
         line.append(value)
+    }
+
+    /// OwnTracks' `acc` for `fix`: its `eph` in whole metres, rounded half away from zero
+    /// but at least 1 (Home Assistant drops a message whose `acc` is 0); nil without a
+    /// finite `eph`.
+    static func accuracy(_ fix: Fix) -> Int? {
+        fix.horizontalError.flatMap(whole).map { max(1, $0) }
     }
 
     /// `value` rounded half away from zero (9.5 is 10); nil when it is not a finite number.

@@ -19,7 +19,7 @@ struct CompletionScriptTests {
         (["loctrack", "stream", "--format", ""], formats),
         (["loctrack", "stream", "--format", "g"], ["geojson", "gpx"]),
         (["loctrack", "once", "-v", "--format", "t"], ["text"]),
-        (["loctrack", "monitor", ""], ["add", "list", "remove", "run"]),
+        (["loctrack", "monitor", ""], ["add", "export", "list", "remove", "run"]),
         (["loctrack", "monitor", "run", "--format", ""], MonitorCommand.Run.Format.allCases.map(\.rawValue).sorted()),
         (["loctrack", "monitor", "list", "--format", ""], ["json", "text"]),
         (["loctrack", "monitor", "add", "--assume", ""], ["inside", "outside"]),

@@ -32,7 +32,7 @@ struct GeoJSONRegionsTests {
     func featurePolygon() throws {
         let regions = try Self.regions(Self.feature(#"{"type":"Polygon","coordinates":\#(Self.square)}"#, properties: #"{"id":"home","name":"x"}"#))
         let expected = try GeofenceCondition.polygons([GeoPolygon(exterior: Self.squareRing)])
-        #expect(regions == [GeoJSONRegion(identifier: "home", condition: expected)])
+        #expect(regions == [GeoJSONRegion(identifier: "home", condition: expected, title: "x")])
     }
 
     @Test("given identifiers in properties.id and the Feature's id when read then properties.id wins, numbers become text",

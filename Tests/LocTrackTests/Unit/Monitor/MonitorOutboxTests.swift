@@ -149,7 +149,7 @@ struct MonitorOutboxTests {
             try await Task.sleep(for: .milliseconds(1100))  // the monitor looks at most once a second
             let left = try await monitor.decide([.fix(F.fix(north: 500, second: 1))])
             #expect(Self.names(left) == ["2 home:satisfied->unsatisfied"])
-            let line = GeofenceEventLine.ownTracks(try #require(left.first).event, regionAdded: 1)
+            let line = GeofenceEventLine.ownTracks(try #require(left.first).event, regionAdded: 1, trackerID: "pi")
             #expect(line?.contains(#""event":"leave","desc":"home""#) == true, "\(line ?? "nil")")
         }
     }

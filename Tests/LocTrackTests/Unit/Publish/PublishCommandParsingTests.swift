@@ -23,14 +23,16 @@ struct PublishCommandParsingTests {
 
     @Test("given stream with every publishing option when parsed then each is taken, in both spellings")
     func streamEveryOption() throws {
-        let expected = Command.stream(.init(format: .owntracks, publishes: [try Self.expected()], trackerID: "ac"))
+        // OwnTracks to a broker: the 100 m accuracy limit for Home Assistant comes with it.
+        let expected = Command.stream(.init(format: .owntracks, publishes: [try Self.expected()], trackerID: "ac",
+                                            brokerAccuracyLimit: 100))
         #expect(try Command(arguments: ["stream", "--format", "owntracks"] + Self.every) == expected)
         #expect(try Command(arguments: ["stream", "--format=owntracks"] + Self.everyWithEquals) == expected)
     }
 
     @Test("given monitor run with every publishing option when parsed then each is taken, in both spellings")
     func monitorEveryOption() throws {
-        let expected = Command.monitor(.run(.init(name: "car", publishes: [try Self.expected()])))
+        let expected = Command.monitor(.run(.init(name: "car", publishes: [try Self.expected()], trackerID: "ac")))
         #expect(try Command(arguments: ["monitor", "run", "--name", "car"] + Self.every) == expected)
         #expect(try Command(arguments: ["monitor", "run", "--name", "car"] + Self.everyWithEquals) == expected)
     }
@@ -48,7 +50,8 @@ struct PublishCommandParsingTests {
           arguments: [OutputFormat.json, .geojson, .owntracks, .text])
     func lineFormats(format: OutputFormat) throws {
         let parsed = try Command(arguments: ["stream", "--format", format.rawValue, "--publish", "mqtt://h/t"])
-        #expect(parsed == .stream(.init(format: format, publishes: [.init(broker: try BrokerURL(parsing: "mqtt://h/t"))])))
+        #expect(parsed == .stream(.init(format: format, publishes: [.init(broker: try BrokerURL(parsing: "mqtt://h/t"))],
+                                        brokerAccuracyLimit: format == .owntracks ? 100 : nil)))
     }
 
     @Test("given csv or gpx with --publish when parsed then it asks for a line format", arguments: ["csv", "gpx"])
@@ -75,7 +78,7 @@ struct PublishCommandParsingTests {
         #expect(UsageError.needs("--qos", what: "--publish").description == "--qos needs --publish")
     }
 
-    @Test("given --tid without --publish when parsed then stream needs --format owntracks and monitor run --publish")
+    @Test("given --tid without --publish when parsed then stream and monitor run need --format owntracks")
     func trackerIDAlone() throws {
         #expect(try Command(arguments: ["stream", "--format", "owntracks", "--tid", "pi"])
             == .stream(.init(format: .owntracks, trackerID: "pi")))
@@ -84,8 +87,10 @@ struct PublishCommandParsingTests {
         }
         #expect(UsageError.needs("--tid", what: "--publish or --format owntracks").description
             == "--tid needs --publish or --format owntracks")
-        #expect(throws: UsageError.needs("--tid", what: "--publish")) {
-            try Command(arguments: ["monitor", "run", "--format", "owntracks", "--tid", "pi"])
+        #expect(try Command(arguments: ["monitor", "run", "--format", "owntracks", "--tid", "pi"])
+            == .monitor(.run(.init(format: .owntracks, trackerID: "pi"))))
+        #expect(throws: UsageError.needs("--tid", what: "--publish or --format owntracks")) {
+            try Command(arguments: ["monitor", "run", "--format", "json", "--tid", "pi"])
         }
         #expect(try Command(arguments: ["once", "--format", "owntracks", "--tid", "pi"])
             == .once(.init(format: .owntracks, trackerID: "pi")))
