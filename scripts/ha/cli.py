@@ -15,12 +15,18 @@ from typing import List
 from support.processes import cleanup_all
 from support.results import Result
 
-from . import contract, test_selftest, venv
+from . import (contract, test_ha_restart, test_kill, test_monitor, test_owntracks, test_selftest, test_stream,
+               venv)
 from .world import Settings, Skip
 
 # (id, module, needs loctrack's Home Assistant side); each module has TITLE, EXPECTATION, run().
 TESTS = [
     ("1", test_selftest, False),
+    ("2", test_stream, True),
+    ("3", test_kill, True),
+    ("4", test_ha_restart, True),
+    ("5", test_monitor, True),
+    ("6", test_owntracks, True),
 ]
 
 
@@ -51,6 +57,8 @@ def main(argv: List[str] = None) -> int:
                         help="the loctrack binary (default .build/release/loctrack)")
     parser.add_argument("--only", help="comma-separated test ids, e.g. 1,3")
     parser.add_argument("--out", default=str(venv.ROOT / "out" / "ha"), help="artifacts (default out/ha)")
+    parser.add_argument("--force", action="store_true",
+                        help="run tests 2-6 even when loctrack stream --help does not mention --ha-discovery")
     parser.add_argument("--venv", default=str(venv.VENV), help="the venv (default .build-ha/venv)")
     args = parser.parse_args(argv)
     venv_dir = Path(args.venv)
@@ -71,7 +79,7 @@ def main(argv: List[str] = None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     settings = Settings(loctrack, venv.python(venv_dir), out)
     wanted = set(args.only.split(",")) if args.only else None
-    has_ha_side = contract.supports_ha(loctrack)
+    has_ha_side = args.force or contract.supports_ha(loctrack)
     results = []
     for ident, module, needs_ha_side in TESTS:
         if wanted is not None and ident not in wanted:

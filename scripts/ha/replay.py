@@ -70,9 +70,9 @@ class Replay:
         return sum(1 for line in TRACK.read_text().splitlines() if line.startswith("$"))
 
     def wait_end(self, timeout: Optional[float] = None) -> bool:
-        """Waits for gpsfake to end (the log's end: gpsd gone); default deadline 3x the replay + 30 s."""
+        """Waits for gpsfake to end (the log's end: gpsd gone); default deadline: 3x the replay at 0.05 s a sentence or slower (gpsfake takes about that per sentence on a busy machine) + 60 s."""
         if timeout is None:
-            timeout = self.sentences() * self.cycle * 3 + 30
+            timeout = self.sentences() * max(self.cycle, 0.05) * 3 + 60
         try:
             self.process.wait(timeout=timeout)
             return True
