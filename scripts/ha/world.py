@@ -4,6 +4,7 @@ share (each with a deadline)."""
 
 from __future__ import annotations
 
+import shutil
 import time
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Sequence
@@ -36,7 +37,9 @@ class World:
         self.settings = settings
         self.result = result
         self.dir = settings.out / name
-        self.dir.mkdir(parents=True, exist_ok=True)
+        if self.dir.exists():
+            shutil.rmtree(self.dir)  # a fresh Home Assistant: no registries of an earlier run
+        self.dir.mkdir(parents=True)
         self.broker = Broker(self.dir)
         self.ha = HomeAssistant(self.dir, self.broker, zones=zones, owntracks=owntracks, python=settings.python)
         self.ws: Optional[WebSocket] = None
