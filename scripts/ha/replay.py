@@ -13,9 +13,10 @@ import json
 import os
 import signal
 import subprocess
+import threading
 import time
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from support.processes import free_port, kill_group, release_port, spawn, wait_port
 
@@ -88,15 +89,27 @@ class Loctrack:
     """One loctrack process; stdout and stderr in workdir/NAME.out and .err."""
 
     def __init__(self, binary: str, args: Sequence[str], workdir: Path, name: str,
-                 state_home: Optional[Path] = None):
+                 state_home: Optional[Path] = None, timestamped: bool = False):
         self.args = [binary] + list(args)
         self.stdout_path = workdir / (name + ".out")
         self.stderr_path = workdir / (name + ".err")
+        self.arrivals: List[Tuple[float, str]] = []  # timestamped: (time.time(), line) as each line came
         environment = dict(os.environ)
         if state_home is not None:
             environment["XDG_STATE_HOME"] = str(state_home)
         with open(self.stdout_path, "ab") as out, open(self.stderr_path, "ab") as err:
-            self.process = spawn(self.args, stdin=subprocess.DEVNULL, stdout=out, stderr=err, env=environment)
+            self.process = spawn(self.args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE if timestamped else out,
+                                 stderr=err, env=environment)
+        if timestamped:
+            self._reader = threading.Thread(target=self._read, daemon=True, name="loctrack-stdout")
+            self._reader.start()
+
+    def _read(self) -> None:
+        with open(self.stdout_path, "ab") as out:
+            for raw in iter(self.process.stdout.readline, b""):
+                self.arrivals.append((time.time(), raw.decode("utf-8", "replace").rstrip("\n")))
+                out.write(raw)
+                out.flush()
 
     def lines(self) -> List[str]:
         try:

@@ -32,6 +32,7 @@ def run(settings: Settings, r: Result) -> None:
         moving = world.wait_state(tracker, lambda s: "latitude" in s["attributes"], 60)
         r.check(bool(moving), "the tracker has a position before the kill", moving and moving["state"])
 
+        killed_at = world.state(tracker)["attributes"].get("latitude")
         first.kill()
         unavailable = wait_until(lambda: all((world.state(entity) or {}).get("state") == "unavailable"
                                              for entity in ids.values()), 15)
@@ -40,7 +41,6 @@ def run(settings: Settings, r: Result) -> None:
                  if (world.state(entity) or {}).get("state") != "unavailable"})
         r.check(retained(world, BASE + "/availability") == b"offline", "the will is retained: offline",
                 retained(world, BASE + "/availability"))
-        killed_at = (world.state(tracker) or {}).get("attributes", {}).get("latitude")
 
         second = start_ha_stream(settings, world, replay, "loctrack-2", node)
         available = wait_until(lambda: all((world.state(entity) or {}).get("state") not in (None, "unavailable")
@@ -48,7 +48,8 @@ def run(settings: Settings, r: Result) -> None:
         r.check(available, "restarted: every entity available again within 30 s",
                 {entity: (world.state(entity) or {}).get("state") for entity in ids.values()})
         moved = world.wait_state(tracker, lambda s: s["attributes"].get("latitude") not in (None, killed_at), 30)
-        r.check(bool(moved), "the tracker follows the drive again", moved and moved["attributes"].get("latitude"))
+        r.check(bool(moved), "the tracker follows the drive again (a latitude other than the one at the kill, %s)"
+                % killed_at, moved and moved["attributes"].get("latitude"))
 
         devices = world.devices_with(node.identifier)
         r.check(len(devices) == 1, "still exactly one device", len(devices))

@@ -66,7 +66,8 @@ def run(settings: Settings, r: Result) -> None:
         wire = world.broker.subscribe(BASE + "/region/#")
         replay = Replay(world.dir)
         reference = Loctrack(settings.loctrack, ["monitor", "run", "--name", "ref", "--format", "json", "--no-reconnect",
-                                                 replay.source], world.dir, "reference", state_home=state_home)
+                                                 replay.source], world.dir, "reference", state_home=state_home,
+                             timestamped=True)
         monitor = Loctrack(settings.loctrack, ["monitor", "run", "--name", "ha", "--publish", node.url(world.broker.port),
                                                "--client-id", CLIENT_ID, "--ha-discovery", "--ha-interval", "1",
                                                replay.source], world.dir, "loctrack", state_home=state_home)
@@ -92,6 +93,20 @@ def run(settings: Settings, r: Result) -> None:
                              if m.topic == "%s/region/%s" % (BASE, contract.sanitize(region))])
             r.check(sent == expected[region], "%s: ON/OFF on %s/region/%s in the same order" % (region, BASE, region),
                     " -> ".join(sent))
+        lags = []
+        for at, line in reference.arrivals:
+            event = json_fixes([line])[0] if json_fixes([line]) else {}
+            if event.get("class") != "EVENT" or event.get("state") == event.get("previous") \
+                    or event.get("previous") == "unknown" or event.get("id") not in regions:
+                continue
+            wanted = "on" if event["state"] == "satisfied" else "off"
+            entity = ids[regions[event["id"]]]
+            changes = [when for when, state in world.ws.state_changes(entity) if state and state["state"] == wanted]
+            lags.append((event["id"], wanted, min((when - at for when in changes), key=abs) if changes else None))
+        r.figure = "Home Assistant's region changes after the reference monitor's EVENT lines: %s" % ", ".join(
+            "%s %s %+.2f s" % (region, state, lag) for region, state, lag in lags if lag is not None)
+        r.check(lags and all(lag is not None and abs(lag) <= 2.0 for _, _, lag in lags),
+                "each transition in Home Assistant within 2 s of the reference monitor's EVENT line", lags)
         presence = world.state(ids[regions["port-authority"]]) or {}
         r.check(presence.get("attributes", {}).get("device_class") == "presence", "device_class presence",
                 presence.get("attributes"))
