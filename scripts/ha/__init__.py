@@ -18,7 +18,8 @@ are skipped, with a message, when `loctrack stream --help` does not mention --ha
 
 Modules: venv (the environment), instance (one Home Assistant: config folder, start, stop),
 api (REST and WebSocket clients), world (a test's broker + Home Assistant), contract (what
-loctrack promises, as data), replay (gpsfake and loctrack processes), test_* (the tests), cli.
+loctrack promises, as data), replay (gpsfake and loctrack processes), the tests (test_selftest 1,
+test_stream 2, test_kill 3, test_ha_restart 4, test_monitor 5, test_owntracks 6), cli.
 Shared with the other tools, in scripts/support: processes, mqtt_broker, results.
 Python's standard library only, outside the venv. Artifacts (logs, each loctrack's output,
 Home Assistant's config folder and log) in out/ha/.

@@ -50,7 +50,7 @@ def run_test(settings: Settings, ident: str, module, needs_ha_side: bool, has_ha
 
 
 def main(argv: List[str] = None) -> int:
-    parser = argparse.ArgumentParser(prog="python3 scripts/ha", description=__doc__,
+    parser = argparse.ArgumentParser(prog="python3 scripts/ha", description=sys.modules[__package__].__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("command", nargs="?", default="test", choices=["test", "deps", "lock"])
     parser.add_argument("--loctrack", default=os.environ.get("LOCTRACK", str(venv.ROOT / ".build/release/loctrack")),

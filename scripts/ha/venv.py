@@ -64,12 +64,23 @@ def _pip(venv: Path, *args: str) -> None:
     subprocess.run([str(python(venv)), "-m", "pip", "--disable-pip-version-check", *args], check=True)
 
 
+def interpreter() -> str:
+    """A Python the lock installs into: this one if it is 3.11 (the lock's wheels are for 3.11;
+    Home Assistant 2024.3 admits 3.11 and 3.12), else python3.11 from PATH."""
+    if sys.version_info[:2] == (3, 11):
+        return sys.executable
+    found = shutil.which("python3.11")
+    if found is None:
+        raise SystemExit("ha: Home Assistant %s's lock needs Python 3.11 (this is %d.%d, and there is no python3.11 "
+                         "on PATH)" % (HA_VERSION, *sys.version_info[:2]))
+    return found
+
+
 def _make(venv: Path) -> None:
     if venv.exists():
         shutil.rmtree(venv)
     venv.parent.mkdir(parents=True, exist_ok=True)
-    # The Python running this (3.11 is what Home Assistant 2024.3 needs; 3.12 would also do).
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    subprocess.run([interpreter(), "-m", "venv", str(venv)], check=True)
 
 
 def create(venv: Path = VENV) -> float:
