@@ -343,8 +343,9 @@ print-version:
 #                        messages), 2 stream --ha-discovery, 3 loctrack SIGKILLed and restarted,
 #                        4 Home Assistant restarted, 5 monitor run --ha-discovery, 6 the OwnTracks
 #                        route. 2-6 are skipped with a message when the binary's stream --help does
-#                        not mention --ha-discovery. About 10 s for test 1, a minute or two for
-#                        each of the others (the replay). Artifacts: out/ha/.
+#                        not mention --ha-discovery. About 4 minutes for all six (10 s for 1 and
+#                        3, 45-60 s for the others: the replay), 10 s while 2-6 are skipped.
+#                        Artifacts: out/ha/.
 #                        Variables: HA_LOCTRACK=another binary (default $(BIN)),
 #                        HA_FLAGS='--only 1,6 --force' (python3 scripts/ha --help).
 # ---------------------------------------------------------------------------

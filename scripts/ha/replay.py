@@ -1,6 +1,6 @@
 """The demo drive (demo/track.nmea: 285 fixes on 42nd Street) replayed by gpsfake into a real
-gpsd on a free loopback port, the way scripts/demo.sh does it: `gpsfake -q -1 -P PORT -c CYCLE`,
-which ends gpsd when the log ends (-1). The replay starts feeding ~1.4 s after gpsd listens and
+gpsd on a free loopback port, the way scripts/demo.sh does it: `gpsfake -q -1 -W 5 -P PORT -c CYCLE`,
+which ends gpsd when the log ends (-1), 5 s after its last sentence (-W; the default is 60 s). The replay starts feeding ~1.4 s after gpsd listens and
 opens with 3 no-fix epochs, so clients started once the port listens miss no fix.
 
 Also: loctrack processes (stdout and stderr to files in the test's folder, a monitor's state in
@@ -51,7 +51,8 @@ class Replay:
         release_port(self.port)  # gpsd binds without SO_REUSEADDR
         workdir.mkdir(parents=True, exist_ok=True)
         self.errors = open(workdir / "gpsfake.err", "wb")
-        self.process = spawn(["gpsfake", "-q", "-1", "-P", str(self.port), "-c", str(cycle), str(track)],
+        self.process = spawn(["gpsfake", "-q", "-1", "-W", "5", "-P", str(self.port), "-c", str(cycle),
+                              str(track)],
                              stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=self.errors,
                              env=dict(os.environ, TMPDIR=str(workdir)))
         deadline = time.monotonic() + 15

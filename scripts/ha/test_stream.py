@@ -69,7 +69,7 @@ def run(settings: Settings, r: Result) -> None:
         wire = world.broker.subscribe("#")
         replay = Replay(world.dir)
         reference = Loctrack(settings.loctrack, ["stream", "--format", "json", "--no-reconnect", replay.source],
-                             world.dir, "reference")
+                             world.dir, "reference", timestamped=True)
         tracker_ha = start_ha_stream(settings, world, replay, "loctrack", node)
         ids = world.entity_ids(list(node.configs()), timeout=60)
         r.check(len(ids) == len(node.configs()), "all %d entities registered (by unique_id) within 60 s"
@@ -86,6 +86,7 @@ def run(settings: Settings, r: Result) -> None:
         r.note("last fix within %g m: %s lat %.7f lon %.7f eph %.2f" % (contract.MAX_ERROR, fix["time"], fix["lat"],
                                                                          fix["lon"], fix["eph"]))
         check_result(settings, world, r, node, ids, fixes, fix, wire, tracker_ha)
+        check_rate(r, node, reference.arrivals, wire)
         code = tracker_ha.terminate()
         r.check(code == 0, "SIGTERM: loctrack exits 0", code)
         r.check(retained(world, BASE + "/availability") == b"offline",
@@ -154,6 +155,29 @@ def check_result(settings: Settings, world: World, r: Result, node: contract.Nod
             (world.state(receiver) or {}).get("state"))
     if tracker_ha.stderr():
         r.note("loctrack's stderr: %s" % tracker_ha.stderr()[-300:].replace("\n", " | "))
+
+
+def check_rate(r: Result, node: contract.Node, arrivals: List, wire: Subscriber, interval: float = 1.0) -> None:
+    """--ha-interval 1: a state message at least every interval (+0.6 s) while fixes come, and one at
+    once (within 0.6 s) when the mode changes, as the reference loctrack printed the fix."""
+    fixes = [(at, fix) for at, fix in ((at, json_fixes([line])) for at, line in arrivals) if fix]
+    fixes = [(at, fix[0]) for at, fix in fixes]
+    states = [(m.at, json.loads(m.payload)) for m in wire.snapshot() if m.topic == node.base + "/state" and m.payload]
+    if not r.check(len(fixes) > 1 and states, "state messages during the drive", len(states)):
+        return
+    first, last = fixes[0][0], fixes[-1][0]
+    times = [first] + [at for at, _ in states if first <= at <= last] + [last]
+    worst = max(later - earlier for earlier, later in zip(times, times[1:]))
+    r.check(worst <= interval + 0.6, "a state message at least every %g s while fixes come (worst gap)" % interval,
+            "%.2f s" % worst)
+    changes = [(at, contract.MODES[fix["mode"]]) for (at, fix), (_, before) in zip(fixes[1:], fixes)
+               if fix.get("mode") != before.get("mode")]
+    lags = []
+    for at, mode in changes:
+        sent = [when for when, state in states if when >= at - 0.5 and state.get("mode") == mode]
+        lags.append((mode, round(sent[0] - at, 3) if sent else None))
+    r.check(changes and all(lag is not None and lag <= 0.6 for _, lag in lags),
+            "each mode change in a state message at once (within 0.6 s of the fix)", lags)
 
 
 def retained(world: World, topic: str) -> Optional[bytes]:
