@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from support.processes import free_port, kill_group, release_port, spawn, wait_port
+from support.processes import free_port, kill_group, release_port, spawn
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 TRACK = ROOT / "demo" / "track.nmea"
@@ -118,6 +118,11 @@ class Loctrack:
         except OSError:
             return []
 
+    def timed_objects(self) -> List[Tuple[float, Dict]]:
+        """(arrival, object) for each JSON line of stdout so far (needs timestamped=True)."""
+        return [(at, parsed[0]) for at, parsed in ((at, json_objects([line])) for at, line in list(self.arrivals))
+                if parsed]
+
     def stderr(self) -> str:
         try:
             return self.stderr_path.read_text(errors="replace")
@@ -147,15 +152,15 @@ class Loctrack:
         return self.process.returncode
 
 
-def json_fixes(lines: Sequence[str]) -> List[Dict]:
-    """The fixes of `loctrack stream --format json` output, one object per line."""
-    fixes = []
+def json_objects(lines: Sequence[str]) -> List[Dict]:
+    """The JSON objects of loctrack's output lines (fixes of stream --format json, EVENTs of monitor run)."""
+    objects = []
     for line in lines:
         try:
-            fixes.append(json.loads(line))
+            objects.append(json.loads(line))
         except ValueError:
             continue
-    return fixes
+    return objects
 
 
 def run(binary: str, args: Sequence[str], timeout: float = 10,

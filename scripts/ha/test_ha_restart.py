@@ -9,7 +9,7 @@ import time
 from support.results import Result
 
 from . import contract
-from .replay import Loctrack, Replay, json_fixes
+from .replay import Loctrack, Replay, json_objects
 from .test_stream import BASE, CLIENT_ID, check_tracker, expected_location, start_ha_stream
 from .world import Settings, World, close_to
 
@@ -32,7 +32,7 @@ def run(settings: Settings, r: Result) -> None:
         if not r.check(len(ids) == len(node.configs()), "all %d entities registered" % len(node.configs()), len(ids)):
             return
         r.check(replay.wait_end(), "the replay ended")
-        fix = expected_location(json_fixes(reference.lines()))
+        fix = expected_location(json_objects(reference.lines()))
         reference.terminate()
         tracker = ids[node.unique_id("location")]
         settled = world.wait_state(tracker, lambda s: fix is not None and close_to(s["attributes"].get("latitude"), fix["lat"], 1e-6), 15)

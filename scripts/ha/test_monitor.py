@@ -12,7 +12,7 @@ from support.results import Result
 
 from . import contract
 from .api import wait_until
-from .replay import PORT_AUTHORITY, ZONES, Loctrack, Replay, json_fixes, run as run_loctrack
+from .replay import PORT_AUTHORITY, ZONES, Loctrack, Replay, json_objects, run as run_loctrack
 from .world import Settings, World
 
 TITLE = "monitor run --ha-discovery through the regions"
@@ -76,7 +76,7 @@ def run(settings: Settings, r: Result) -> None:
         if not r.check(set(regions.values()) <= set(ids), "a binary sensor per region registered", sorted(ids)):
             return
         r.check(replay.wait_end(), "the replay ended")
-        expected = transitions(json_fixes(reference.lines()))
+        expected = transitions(json_objects(reference.lines()))
         reference.terminate()
         r.note("the reference monitor's transitions: %s" % expected)
         r.check(expected["port-authority"] == ["off", "on", "off"] and expected["bryant-park"] == ["off", "on", "off"],
@@ -94,8 +94,7 @@ def run(settings: Settings, r: Result) -> None:
             r.check(sent == expected[region], "%s: ON/OFF on %s/region/%s in the same order" % (region, BASE, region),
                     " -> ".join(sent))
         lags = []
-        for at, line in reference.arrivals:
-            event = json_fixes([line])[0] if json_fixes([line]) else {}
+        for at, event in reference.timed_objects():
             if event.get("class") != "EVENT" or event.get("state") == event.get("previous") \
                     or event.get("previous") == "unknown" or event.get("id") not in regions:
                 continue

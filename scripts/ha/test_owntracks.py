@@ -18,7 +18,7 @@ from support.results import Result
 
 from . import contract
 from .instance import Zone
-from .replay import PORT_AUTHORITY, ZONES, Loctrack, Replay, json_fixes
+from .replay import PORT_AUTHORITY, ZONES, Loctrack, Replay, json_objects
 from .test_monitor import add_regions
 from .world import Settings, World, close_to
 
@@ -76,7 +76,7 @@ def run(settings: Settings, r: Result) -> None:
                                                "--client-id", "ot-monitor", replay.source], world.dir, "monitor",
                            state_home=state_home)
         r.check(replay.wait_end(), "the replay ended")
-        fixes = json_fixes(reference.lines())
+        fixes = json_objects(reference.lines())
         reference.terminate()
         time.sleep(3)  # the last messages reach Home Assistant
         messages = wire.snapshot()

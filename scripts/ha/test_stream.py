@@ -14,7 +14,7 @@ from support.mqtt_broker import Subscriber
 from support.results import Result
 
 from . import contract
-from .replay import Loctrack, Replay, json_fixes, run as run_loctrack
+from .replay import Loctrack, Replay, json_objects, run as run_loctrack
 from .world import Settings, World, close_to
 
 TITLE = "stream --ha-discovery over the demo drive"
@@ -78,7 +78,7 @@ def run(settings: Settings, r: Result) -> None:
         r.check(bool(gpsd_entity and world.wait_state(gpsd_entity, lambda s: s["state"] == "on", 60)),
                 "binary sensor gpsd on during the drive", gpsd_entity and (world.state(gpsd_entity) or {}).get("state"))
         r.check(replay.wait_end(), "the replay ended")
-        fixes = json_fixes(reference.lines())
+        fixes = json_objects(reference.lines())
         reference.terminate()
         fix = expected_location(fixes)
         if not r.check(fix is not None and len(fixes) > 200, "the reference run printed the drive's fixes", len(fixes)):
@@ -86,7 +86,7 @@ def run(settings: Settings, r: Result) -> None:
         r.note("last fix within %g m: %s lat %.7f lon %.7f eph %.2f" % (contract.MAX_ERROR, fix["time"], fix["lat"],
                                                                          fix["lon"], fix["eph"]))
         check_result(settings, world, r, node, ids, fixes, fix, wire, tracker_ha)
-        check_rate(r, node, reference.arrivals, wire)
+        check_rate(r, node, reference.timed_objects(), wire)
         code = tracker_ha.terminate()
         r.check(code == 0, "SIGTERM: loctrack exits 0", code)
         r.check(retained(world, BASE + "/availability") == b"offline",
@@ -157,11 +157,9 @@ def check_result(settings: Settings, world: World, r: Result, node: contract.Nod
         r.note("loctrack's stderr: %s" % tracker_ha.stderr()[-300:].replace("\n", " | "))
 
 
-def check_rate(r: Result, node: contract.Node, arrivals: List, wire: Subscriber, interval: float = 1.0) -> None:
+def check_rate(r: Result, node: contract.Node, fixes: List, wire: Subscriber, interval: float = 1.0) -> None:
     """--ha-interval 1: a state message at least every interval (+0.6 s) while fixes come, and one at
-    once (within 0.6 s) when the mode changes, as the reference loctrack printed the fix."""
-    fixes = [(at, fix) for at, fix in ((at, json_fixes([line])) for at, line in arrivals) if fix]
-    fixes = [(at, fix[0]) for at, fix in fixes]
+    once (within 0.6 s) when the mode changes; fixes: (arrival, fix) as the reference loctrack printed them."""
     states = [(m.at, json.loads(m.payload)) for m in wire.snapshot() if m.topic == node.base + "/state" and m.payload]
     if not r.check(len(fixes) > 1 and states, "state messages during the drive", len(states)):
         return
