@@ -342,9 +342,10 @@ print-version:
 #                        replaying demo/track.nmea: 1 the harness itself (hand-made discovery
 #                        messages), 2 stream --ha-discovery, 3 loctrack SIGKILLed and restarted,
 #                        4 Home Assistant restarted, 5 monitor run --ha-discovery, 6 the OwnTracks
-#                        route. 2-6 are skipped with a message when the binary's stream --help does
-#                        not mention --ha-discovery. About 4 minutes for all six (10 s for 1 and
-#                        3, 45-60 s for the others: the replay), 10 s while 2-6 are skipped.
+#                        route, 7 bad --ha-* input (exit 64). 2-7 are skipped with a message when
+#                        the binary's stream --help does not mention --ha-discovery. About 4 minutes
+#                        for all seven (10 s for 1, 3 and 7, 45-60 s for the others: the replay),
+#                        10 s while 2-7 are skipped.
 #                        Artifacts: out/ha/.
 #                        Variables: HA_LOCTRACK=another binary (default $(BIN)),
 #                        HA_FLAGS='--only 1,6 --force' (python3 scripts/ha --help).

@@ -15,7 +15,7 @@ from typing import List
 from support.processes import cleanup_all
 from support.results import Result
 
-from . import (contract, test_ha_restart, test_kill, test_monitor, test_owntracks, test_selftest, test_stream,
+from . import (contract, test_bad_input, test_ha_restart, test_kill, test_monitor, test_owntracks, test_selftest, test_stream,
                venv)
 from .world import Settings, Skip
 
@@ -27,6 +27,7 @@ TESTS = [
     ("4", test_ha_restart, True),
     ("5", test_monitor, True),
     ("6", test_owntracks, True),
+    ("7", test_bad_input, True),
 ]
 
 
@@ -58,7 +59,7 @@ def main(argv: List[str] = None) -> int:
     parser.add_argument("--only", help="comma-separated test ids, e.g. 1,3")
     parser.add_argument("--out", default=str(venv.ROOT / "out" / "ha"), help="artifacts (default out/ha)")
     parser.add_argument("--force", action="store_true",
-                        help="run tests 2-6 even when loctrack stream --help does not mention --ha-discovery")
+                        help="run tests 2-7 even when loctrack stream --help does not mention --ha-discovery")
     parser.add_argument("--venv", default=str(venv.VENV), help="the venv (default .build-ha/venv)")
     args = parser.parse_args(argv)
     venv_dir = Path(args.venv)
