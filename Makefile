@@ -23,6 +23,9 @@
 #   make faults           fault injection (make faults-long: plus a 1,000,000-fix run)
 #   make kills            monitor run killed 200 times, stream recording and publishing 100
 #                         times: nothing lost (the SIGKILL tests of make test, full counts)
+#   make ha-test          loctrack's Home Assistant features against a real Home Assistant core
+#                         (2024.3.3 in .build-ha/venv), a real mosquitto and gpsfake (scripts/ha/)
+#   make ha-deps          only the Home Assistant venv (.build-ha/venv)
 #   make bench            loctrack against the C libgps client, its Swift port, gpspipe,
 #                         gpspipe | jq and python's gps client (make bench-smoke: toy sizes, for CI)
 #   Each is described with its variables further down.
@@ -321,3 +324,43 @@ check-unit:
 .PHONY: print-version
 print-version:
 	@echo '$(VERSION)'
+
+# ---------------------------------------------------------------------------
+# ha-test: loctrack's Home Assistant features against a real Home Assistant core (scripts/ha/,
+# what each test asserts: python3 scripts/ha --help and scripts/ha/__init__.py)
+#
+#   make ha-deps         the virtual environment Home Assistant core runs from: .build-ha/venv,
+#                        made from the lock scripts/ha/requirements.txt (homeassistant 2024.3.3,
+#                        the newest for Python 3.11, and the requirements of the integrations it
+#                        loads, 97 packages from PyPI, pip --no-deps) when missing or made from
+#                        another lock: about 80 s (the download; PyPI must be reachable).
+#                        python3-venv is installed (apt) when Python cannot make a venv.
+#                        `python3 scripts/ha lock` re-resolves the lock (scripts/ha/requirements.in).
+#   make ha-test         release build, ha-deps, then the tests, each with its own mosquitto and
+#                        Home Assistant (started in about 5 s, configured through .storage: the
+#                        MQTT and OwnTracks config entries, a long-lived token) and gpsfake
+#                        replaying demo/track.nmea: 1 the harness itself (hand-made discovery
+#                        messages), 2 stream --ha-discovery, 3 loctrack SIGKILLed and restarted,
+#                        4 Home Assistant restarted, 5 monitor run --ha-discovery, 6 the OwnTracks
+#                        route, 7 bad --ha-* input (exit 64). 2-7 are skipped with a message when
+#                        the binary's stream --help does not mention --ha-discovery. About 4 minutes
+#                        for all seven (10 s for 1, 3 and 7, 45-60 s for the others: the replay),
+#                        10 s while 2-7 are skipped.
+#                        Artifacts: out/ha/.
+#                        Variables: HA_LOCTRACK=another binary (default $(BIN)),
+#                        HA_FLAGS='--only 1,6 --force' (python3 scripts/ha --help).
+# ---------------------------------------------------------------------------
+HA_LOCTRACK ?= $(BIN)
+HA_FLAGS ?=
+
+.PHONY: ha-deps ha-test
+ha-deps:
+	@$(or $(PYTHON),python3) -c 'import ensurepip, venv' 2>/dev/null || { \
+		sudo=$$( [ "$$(id -u)" -eq 0 ] || echo sudo ); \
+		echo "ha-deps: installing python3-venv"; \
+		$$sudo apt-get install -y python3-venv >/dev/null 2>&1 || \
+		{ $$sudo apt-get update >/dev/null 2>&1 && $$sudo apt-get install -y python3-venv >/dev/null; }; }
+	$(or $(PYTHON),python3) scripts/ha deps
+
+ha-test: build ha-deps
+	$(or $(PYTHON),python3) scripts/ha test --loctrack '$(HA_LOCTRACK)' $(HA_FLAGS)

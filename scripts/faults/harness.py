@@ -11,10 +11,11 @@ import threading
 import time
 import traceback
 from pathlib import Path
-from typing import Callable, List, Optional, Sequence, Tuple
+from typing import Callable, List, Optional, Sequence
 
 from support.scripted_gpsd import FakeGpsd
 from support.processes import release_port, spawn
+from support.results import Result  # noqa: F401 (the faults import it from here)
 
 from .reports import parse_fix
 
@@ -110,44 +111,6 @@ class Unresponsive:
 
 
 # -- results -------------------------------------------------------------------------------
-
-class Result:
-    def __init__(self, fault: str, title: str, expectation: str):
-        self.fault = fault
-        self.title = title
-        self.expectation = expectation
-        self.figure = ""
-        self.checks: List[Tuple[bool, str, str]] = []
-        self.notes: List[str] = []
-        self.error: Optional[str] = None
-        self.seconds = 0.0
-        self.lock = threading.Lock()
-
-    def check(self, ok: bool, what: str, observed="") -> bool:
-        with self.lock:
-            self.checks.append((bool(ok), what, str(observed)))
-        return bool(ok)
-
-    def note(self, text: str) -> None:
-        with self.lock:
-            self.notes.append(text)
-
-    @property
-    def passed(self) -> bool:
-        return self.error is None and bool(self.checks) and all(ok for ok, _, _ in self.checks)
-
-    def report(self) -> str:
-        lines = ["%s fault %s: %s  (%.1f s)" % ("PASS" if self.passed else "FAIL", self.fault, self.title,
-                                               self.seconds)]
-        lines.append("     figure: " + (self.figure or "-"))
-        for ok, what, observed in self.checks:
-            lines.append("     %s %s%s" % ("ok  " if ok else "FAIL", what, (": " + observed) if observed else ""))
-        for text in self.notes:
-            lines.append("     note " + text)
-        if self.error:
-            lines.append("     ERROR in the test itself: " + self.error)
-        return "\n".join(lines)
-
 
 def parallel(*calls: Callable[[], None], timeout: float = 600.0) -> None:
     """Runs the calls on threads and waits for all, at most timeout seconds (then RuntimeError);
