@@ -1,5 +1,6 @@
-"""Test 7: bad --ha-* input. --ha-discovery without --publish, or a prefix or name that is not a
-valid MQTT topic level (empty, or with / + #), must end loctrack with exit 64 and one line on
+"""Test 7: bad --ha-* input. --ha-discovery without --publish, a prefix that is not one MQTT topic
+level (empty, or with / + #), a node id with characters Home Assistant refuses, or an empty
+name (a display name, so '/' is fine in it) must end loctrack with exit 64 and one line on
 stderr, before anything reaches the broker (a subscriber to # sees nothing); the same command
 with valid values runs."""
 
@@ -24,8 +25,11 @@ def cases(url: str, source: str):
     yield "monitor run --ha-discovery without --publish", ["monitor", "run", "--ha-discovery", source]
     for value in ("", "home/assistant", "home+", "#"):
         yield "--ha-prefix %r" % value, ["stream"] + publish + ["--ha-prefix", value, source]
-    for value in ("", "car/1", "car+", "car#"):
+    for value in ("", "car/1", "car+", "car#", "car 1"):
+        yield "--ha-node %r" % value, ["stream"] + publish + ["--ha-node", value, source]
+    for value in ("", "  "):
         yield "--ha-name %r" % value, ["stream"] + publish + ["--ha-name", value, source]
+    yield "--ha-name without --ha-discovery", ["stream", "--publish", url, "--ha-name", "Car", source]
 
 
 def run(settings: Settings, r: Result) -> None:
@@ -49,12 +53,12 @@ def run(settings: Settings, r: Result) -> None:
         r.check(published is None, "nothing reached the broker", published)
         # The control: the same command with valid values runs and connects (the rejections are specific).
         valid = spawn([settings.loctrack, "stream", "--publish", url, "--client-id", "bad-input", "--ha-discovery",
-                       "--ha-prefix", "homeassistant", "--ha-name", "Car 1", source],
+                       "--ha-prefix", "homeassistant", "--ha-name", "Car 1/Van", "--ha-node", "car_1", source],
                       stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                       env=dict(os.environ, XDG_STATE_HOME=str(workdir / "state")))
         online = wire.wait_for(lambda m: m.topic == "loctrack/bad/availability" and m.payload == b"online", 10)
         r.check(online is not None and valid.poll() is None,
-                "control: with --ha-prefix homeassistant --ha-name 'Car 1' it runs and publishes online",
+                "control: with --ha-prefix homeassistant --ha-name 'Car 1/Van' --ha-node car_1 it runs and publishes online",
                 "exit %s, %r" % (valid.poll(), online))
         kill_group(valid)
     finally:

@@ -43,8 +43,9 @@ struct HomeAssistantState: Equatable {
     /// The document, with the number of messages waiting in the spool.
     func json(spooled: Int) -> JSONValue {
         .object([
-            JSONMember("mode", mode.map(JSONValue.string) ?? .null),
-            JSONMember("status", status.map(JSONValue.string) ?? .null),
+            // Text sensors show a null as the text "None": before a fix, say so.
+            JSONMember("mode", .string(mode ?? "no fix")),
+            JSONMember("status", .string(status ?? "no fix")),
             JSONMember("satellites_used", satellitesUsed.map { .number(Double($0)) } ?? .null),
             JSONMember("satellites_seen", satellitesSeen.map { .number(Double($0)) } ?? .null),
             JSONMember("hdop", Self.rounded(hdop, 2)),

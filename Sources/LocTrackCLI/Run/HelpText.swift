@@ -236,6 +236,21 @@ enum HelpText {
                                  (default: the host name's first two\(trackerIDNote)
           With --publish, --format must be a line format (json, geojson, owntracks,
           text); owntracks also sets a last will {"_type":"lwt","tst":…} on TOPIC.
+
+        Home Assistant (per --publish: that broker gets Home Assistant's MQTT discovery
+        and states under TOPIC instead of lines; docs/home-assistant.md):
+          --ha-discovery         a device tracker, sensors (fix, satellites, DOPs, error,
+                                 spool), gpsd and receiver connectivity, and with monitor
+                                 run a presence sensor per region; retained, with an
+                                 online/offline availability (the last will)
+          --ha-prefix PREFIX     the discovery prefix (default homeassistant)
+          --ha-name NAME         the device's name (default the host name)
+          --ha-node ID           the node id in topics (default the client id, other
+                                 characters than letters, digits, _ and - as _)
+          --ha-interval SECONDS  update at most every SECONDS (default 10; a change of
+                                 fix mode or status at once)
+          --ha-max-error METERS  fixes with a larger eph do not move the tracker
+                                 (default 100; 0: no limit)
         """
     }
 }
