@@ -56,8 +56,16 @@ final class ReaderSession {
         var descriptors = PollSet(count: 2)
         descriptors.set(0, descriptor: transport.descriptor, events: .readable)
         descriptors.set(1, descriptor: control.wakeUps.readDescriptor, events: .readable)
+        var socketMayHoldMore = false
         while true {
-            output.flush()
+            if socketMayHoldMore {
+                output.flush()
+            } else {
+                // Nothing is left to read: the thread sleeps next, so the consumer this batch
+                // resumes may run on it now instead of waking a thread of its own (the CLI's
+                // executor does; see LentThread). No lock is held here.
+                LentThread.lend { output.flush() }
+            }
             if control.isStopRequested { return .stopped }
             let timeout = nextTimeout(now: Monotonic.milliseconds, bannerDeadline: bannerDeadline)
             descriptors.setEvents(0, control.isPaused ? [] : .readable)
@@ -93,8 +101,9 @@ final class ReaderSession {
                 output.send(.status(.fixesResumed))
             }
             if let refusal = handler.refusal { return .failed(refusal) }
+            socketMayHoldMore = outcome == .more
             switch outcome {
-            case .open:
+            case .open, .more:
                 continue
             case .endOfFile:
                 return .failed(handler.sawBanner
