@@ -27,6 +27,10 @@ final class ReaderSession {
     private let output: ReaderOutput
     private var framer = LineFramer()
     private var silenceReported = false
+    /// ``timings``' delays in whole milliseconds, converted once: they are read on every
+    /// fix, and a `Duration`'s conversion is 128-bit arithmetic.
+    private let silenceMilliseconds: Int64
+    private let quietFlushMilliseconds: Int64
 
     init(
         transport: any GPSDTransport, source: GPSDSource, handler: ReportHandler, timings: ReaderTimings,
@@ -38,6 +42,8 @@ final class ReaderSession {
         self.timings = timings
         self.control = control
         self.output = output
+        silenceMilliseconds = timings.silence.milliseconds
+        quietFlushMilliseconds = timings.quietFlush.milliseconds
     }
 
     /// Runs until a stop is requested or the connection fails. While the consumers
@@ -96,7 +102,7 @@ final class ReaderSession {
             }
             // A peer that talks but is not gpsd.
             if !handler.sawBanner && Monotonic.milliseconds >= bannerDeadline { return .failed(noBanner) }
-            if silenceReported, let last = handler.lastFixAt, last > Monotonic.milliseconds - timings.silence.milliseconds {
+            if silenceReported, let last = handler.lastFixAt, last > Monotonic.milliseconds - silenceMilliseconds {
                 silenceReported = false
                 output.send(.status(.fixesResumed))
             }
@@ -122,8 +128,8 @@ final class ReaderSession {
     private func nextTimeout(now: Int64, bannerDeadline: Int64) -> Int32 {
         if !handler.sawBanner { return Int32(clamping: max(0, bannerDeadline - now)) }
         var next = Int64.max
-        if handler.assembler.isHoldingFixes { next = now + timings.quietFlush.milliseconds }
-        if !silenceReported, let last = handler.lastFixAt { next = min(next, last + timings.silence.milliseconds) }
+        if handler.assembler.isHoldingFixes { next = now + quietFlushMilliseconds }
+        if !silenceReported, let last = handler.lastFixAt { next = min(next, last + silenceMilliseconds) }
         if next == .max { return -1 }  // nothing due: sleep until gpsd speaks
         return Int32(clamping: max(0, next - now))
     }
@@ -131,7 +137,7 @@ final class ReaderSession {
     private func reportSilence() {
         guard !silenceReported, let last = handler.lastFixAt else { return }
         let silent = Monotonic.milliseconds - last
-        if silent >= timings.silence.milliseconds {
+        if silent >= silenceMilliseconds {
             silenceReported = true
             output.send(.status(.noFixes(seconds: Int(silent / 1000))))
         }
