@@ -1,13 +1,26 @@
+internal import CGlibcExtras  // where Swift files struct timespec (see its shim.h)
 import Glibc
 
 // Clocks and calendar time: the monotonic clock of the reader's deadlines, the wall
 // clock's seconds (time(2)), and strftime(3) of a UTC time.
 
-/// Milliseconds on the monotonic clock, for the reader's deadlines.
+/// Milliseconds on the monotonic clock, for the reader's deadlines, counted from the
+/// first use in the process.
+///
+/// The clock is `ContinuousClock`'s (`CLOCK_BOOTTIME`: it runs on while the machine
+/// sleeps), read with `clock_gettime(2)` and counted in plain 64-bit integers: the reader
+/// reads it several times per fix, and `Duration`'s 128-bit arithmetic brought about 20
+/// lines of code of its own into every 1 Hz wake-up (docs/performance.md).
 package enum Monotonic {
-    private static let origin = ContinuousClock.now
+    private static let origin = nanosecondsSinceBoot
 
-    package static var milliseconds: Int64 { (ContinuousClock.now - origin).milliseconds }
+    package static var milliseconds: Int64 { (nanosecondsSinceBoot - origin) / 1_000_000 }
+
+    private static var nanosecondsSinceBoot: Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_BOOTTIME, &now)
+        return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
+    }
 }
 
 extension Duration {

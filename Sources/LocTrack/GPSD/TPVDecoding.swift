@@ -17,12 +17,12 @@ extension TPVReport {
 
     /// Reads the report libgps just unpacked. Takes a pointer: `gps_data_t` is
     /// 24 KB, and copying it per report was loctrack's largest cost in a flood.
-    init(unpacked pointer: UnsafePointer<gps_data_t>) {
+    /// - Parameter device: the report's device path (`dev.path`), nil when empty.
+    init(unpacked pointer: UnsafePointer<gps_data_t>, device: String?) {
         let set = pointer.pointee.set
         let raw = pointer.pointee.fix
         let leapSeconds = pointer.pointee.leap_seconds
-        let device = withUnsafeBytes(of: pointer.pointee.dev.path) { String(decodingCString: $0) }
-        self.device = device.isEmpty ? nil : device
+        self.device = device
         self.mode = (set & UInt64(MODE_SET)) != 0 ? Int(raw.mode) : 0
 
         guard let fixMode = Fix.Mode(rawValue: mode),  // 2 or 3; gpsd has no other fix modes

@@ -8,63 +8,70 @@
 /// as "guessed to be 95% confidence".
 public struct Fix: Sendable, Hashable, Codable {
     /// The receiver's time of the fix (UTC).
-    public let time: Timestamp
+    public var time: Timestamp { box.values.time }
     /// 2D (no usable altitude) or 3D.
-    public let mode: Mode
+    public var mode: Mode { box.values.mode }
     /// How the fix was made. Plain GPS unless gpsd reported DGPS, RTK, ….
-    public let status: Status
+    public var status: Status { box.values.status }
     /// The device path gpsd read the fix from, e.g. `/dev/ttyACM0`.
-    public let device: String?
+    public var device: String? { box.values.device }
 
     /// Latitude in degrees, WGS 84, positive north.
-    public let latitude: Double
+    public var latitude: Double { box.values.latitude }
     /// Longitude in degrees, WGS 84, positive east.
-    public let longitude: Double
+    public var longitude: Double { box.values.longitude }
     /// Height above the WGS 84 ellipsoid, metres (gpsd's `altHAE`).
-    public let altitudeHAE: Double?
+    public var altitudeHAE: Double? { box.values.altitudeHAE }
     /// Height above mean sea level, metres (gpsd's `altMSL`).
-    public let altitudeMSL: Double?
+    public var altitudeMSL: Double? { box.values.altitudeMSL }
 
     /// Estimated horizontal position error, metres (gpsd's `eph`).
-    public let horizontalError: Double?
+    public var horizontalError: Double? { box.values.horizontalError }
     /// Estimated longitude error, metres (gpsd's `epx`).
-    public let longitudeError: Double?
+    public var longitudeError: Double? { box.values.longitudeError }
     /// Estimated latitude error, metres (gpsd's `epy`).
-    public let latitudeError: Double?
+    public var latitudeError: Double? { box.values.latitudeError }
     /// Estimated vertical error, metres (gpsd's `epv`).
-    public let verticalError: Double?
+    public var verticalError: Double? { box.values.verticalError }
     /// Estimated time error, seconds (gpsd's `ept`).
-    public let timeError: Double?
+    public var timeError: Double? { box.values.timeError }
     /// Spherical (3D) position error, metres (gpsd's `sep`).
-    public let sphericalError: Double?
+    public var sphericalError: Double? { box.values.sphericalError }
 
     /// Speed over ground, metres per second.
-    public let speed: Double?
+    public var speed: Double? { box.values.speed }
     /// Course over ground, degrees from true north.
-    public let track: Double?
+    public var track: Double? { box.values.track }
     /// Course over ground, degrees from magnetic north (gpsd's `magtrack`).
-    public let magneticTrack: Double?
+    public var magneticTrack: Double? { box.values.magneticTrack }
     /// Magnetic variation, degrees (gpsd's `magvar`).
-    public let magneticVariation: Double?
+    public var magneticVariation: Double? { box.values.magneticVariation }
     /// Climb (positive) or sink rate, metres per second.
-    public let climb: Double?
+    public var climb: Double? { box.values.climb }
     /// Estimated speed error, metres per second (gpsd's `eps`).
-    public let speedError: Double?
+    public var speedError: Double? { box.values.speedError }
     /// Estimated track error, degrees (gpsd's `epd`).
-    public let trackError: Double?
+    public var trackError: Double? { box.values.trackError }
     /// Estimated climb error, metres per second (gpsd's `epc`).
-    public let climbError: Double?
+    public var climbError: Double? { box.values.climbError }
     /// Geoid separation: the height of the geoid (MSL) above the ellipsoid, `altHAE − altMSL`, metres (gpsd's `geoidSep`).
-    public let geoidSeparation: Double?
+    public var geoidSeparation: Double? { box.values.geoidSeparation }
     /// GPS − UTC leap seconds, when the receiver reported them.
-    public let leapSeconds: Int?
+    public var leapSeconds: Int? { box.values.leapSeconds }
     /// Earth-centred, earth-fixed position and velocity, when the receiver reports them.
-    public let ecef: ECEF?
+    public var ecef: ECEF? { box.values.ecef }
     /// Velocity as north, east and down components, when the receiver reports them.
-    public let velocityNED: VelocityNED?
+    public var velocityNED: VelocityNED? { box.values.velocityNED }
     /// Whether the receiver has stayed within its own error estimate of one place for a
     /// few seconds (loctrack's judgement, not gpsd's; see docs/fixes.md).
-    public let isStationary: Bool
+    public var isStationary: Bool { box.values.isStationary }
+
+    /// Every value, in one immutable box: a copy of a fix is one retain. A fix is copied
+    /// several times on its way from the reader to a consumer (the epoch merger, the
+    /// stationary detector and the hand-off each keep one), and a copy of 27 stored
+    /// properties, most of them optional, ran its own outlined copy code each time: at
+    /// 1 Hz, code that has to come back into the caches for every fix (docs/performance.md).
+    private let box: Box
 
     public init(
         time: Timestamp, mode: Mode, status: Status = .gps, device: String? = nil,
@@ -76,45 +83,65 @@ public struct Fix: Sendable, Hashable, Codable {
         trackError: Double? = nil, climbError: Double? = nil, geoidSeparation: Double? = nil,
         leapSeconds: Int? = nil, ecef: ECEF? = nil, velocityNED: VelocityNED? = nil, isStationary: Bool = false
     ) {
-        self.time = time
-        self.mode = mode
-        self.status = status
-        self.device = device
-        self.latitude = latitude
-        self.longitude = longitude
-        self.altitudeHAE = altitudeHAE
-        self.altitudeMSL = altitudeMSL
-        self.horizontalError = horizontalError
-        self.longitudeError = longitudeError
-        self.latitudeError = latitudeError
-        self.verticalError = verticalError
-        self.timeError = timeError
-        self.sphericalError = sphericalError
-        self.speed = speed
-        self.track = track
-        self.magneticTrack = magneticTrack
-        self.magneticVariation = magneticVariation
-        self.climb = climb
-        self.speedError = speedError
-        self.trackError = trackError
-        self.climbError = climbError
-        self.geoidSeparation = geoidSeparation
-        self.leapSeconds = leapSeconds
-        self.ecef = ecef
-        self.velocityNED = velocityNED
-        self.isStationary = isStationary
+        box = Box(Values(
+            time: time,
+            mode: mode,
+            status: status,
+            device: device,
+            latitude: latitude,
+            longitude: longitude,
+            altitudeHAE: altitudeHAE,
+            altitudeMSL: altitudeMSL,
+            horizontalError: horizontalError,
+            longitudeError: longitudeError,
+            latitudeError: latitudeError,
+            verticalError: verticalError,
+            timeError: timeError,
+            sphericalError: sphericalError,
+            speed: speed,
+            track: track,
+            magneticTrack: magneticTrack,
+            magneticVariation: magneticVariation,
+            climb: climb,
+            speedError: speedError,
+            trackError: trackError,
+            climbError: climbError,
+            geoidSeparation: geoidSeparation,
+            leapSeconds: leapSeconds,
+            ecef: ecef,
+            velocityNED: velocityNED,
+            isStationary: isStationary))
+    }
+
+    private init(_ values: Values) {
+        box = Box(values)
     }
 
     /// This fix with ``isStationary`` set to `stationary`.
     public func marked(stationary: Bool) -> Fix {
-        Fix(time: time, mode: mode, status: status, device: device, latitude: latitude, longitude: longitude,
-            altitudeHAE: altitudeHAE, altitudeMSL: altitudeMSL, horizontalError: horizontalError,
-            longitudeError: longitudeError, latitudeError: latitudeError, verticalError: verticalError,
-            timeError: timeError, sphericalError: sphericalError, speed: speed, track: track,
-            magneticTrack: magneticTrack, magneticVariation: magneticVariation, climb: climb,
-            speedError: speedError, trackError: trackError, climbError: climbError,
-            geoidSeparation: geoidSeparation, leapSeconds: leapSeconds, ecef: ecef, velocityNED: velocityNED,
-            isStationary: stationary)
+        guard stationary != isStationary else { return self }
+        var values = box.values
+        values.isStationary = stationary
+        return Fix(values)
+    }
+
+    // Codable and Hashable are the values': the keys and the JSON are those that Swift
+    // synthesized for Fix when it stored them itself.
+
+    public init(from decoder: any Decoder) throws {
+        self.init(try Values(from: decoder))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        try box.values.encode(to: encoder)
+    }
+
+    public static func == (lhs: Fix, rhs: Fix) -> Bool {
+        lhs.box === rhs.box || lhs.box.values == rhs.box.values
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        box.values.hash(into: &hasher)
     }
 }
 

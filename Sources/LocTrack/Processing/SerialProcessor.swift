@@ -36,7 +36,7 @@ final class SerialProcessor: Sendable {
             return outcome
         }
         apply(readerAction)
-        for (waiter, delivery) in resumptions { waiter.resume(returning: delivery) }
+        resumptions.resumeAll()
     }
 
     /// The consumer `id` took `acknowledged` events since it last asked; waits for more.

@@ -24,6 +24,8 @@ struct SerialProcessorState {
         var awaitsPoll: Duration?
         /// Events its buffering policy dropped.
         var dropped = 0
+        /// It was handed the end: it leaves the table.
+        var isFinished = false
 
         /// Every event given to this consumer and not yet taken: in this queue or in its iterator.
         var waiting: Int { queue.count + outstanding }
@@ -33,6 +35,33 @@ struct SerialProcessorState {
 
     enum ReaderAction: Equatable {
         case none, pause, resume, stop
+    }
+
+    /// A consumer to resume, and with what. A struct, not a tuple: see ``SubscriberTable``.
+    struct Resumption {
+        let waiter: Waiter
+        let delivery: Delivery
+    }
+
+    /// The consumers one batch resumes. Most processes have one consumer: it is kept
+    /// without allocating an array, one malloc and its growth code fewer per batch.
+    struct Resumptions {
+        private var first: Resumption?
+        private var others: [Resumption] = []
+
+        var count: Int { (first == nil ? 0 : 1) + others.count }
+        var isEmpty: Bool { first == nil }
+
+        mutating func append(_ resumption: Resumption) {
+            if first == nil { first = resumption } else { others.append(resumption) }
+        }
+
+        /// Resumes them all, oldest consumer first; call outside the processor's lock.
+        func resumeAll() {
+            guard let first else { return }
+            first.waiter.resume(returning: first.delivery)
+            for other in others { other.waiter.resume(returning: other.delivery) }
+        }
     }
 
     private(set) var subscribers = SubscriberTable()
@@ -49,7 +78,7 @@ struct SerialProcessorState {
     mutating func add(_ options: SubscriberOptions) -> UInt64? {
         guard !isClosed else { return nil }
         defer { nextID += 1 }
-        subscribers[nextID] = Subscriber(options: options, awaitsPoll: options.latestNoOlderThan)
+        subscribers.add(Subscriber(options: options, awaitsPoll: options.latestNoOlderThan), id: nextID)
         return nextID
     }
 
@@ -66,20 +95,21 @@ struct SerialProcessorState {
     // MARK: The reader submits
 
     /// Takes one batch from the reader, in order; returns the consumers to resume.
-    mutating func submit(_ batch: [ReaderEvent]) -> (resumptions: [(Waiter, Delivery)], reader: ReaderAction) {
-        // Mutated by key, with no copy of a subscriber or a view of the table held:
-        // either would make every append copy a whole queue.
-        let ids = subscribers.ids
+    ///
+    /// Every consumer is updated in place (``SubscriberTable/updateEach(_:)``): no list
+    /// of ids, no lookup by id and no copy of a consumer per event. This runs once per
+    /// fix at 1 Hz, where the code it touches costs more than the work it does.
+    mutating func submit(_ batch: [ReaderEvent]) -> (resumptions: Resumptions, reader: ReaderAction) {
         for event in batch {
             switch event {
             case .fix(let fix):
-                append(.fix(fix), to: ids) { _ in true }
+                subscribers.updateEach { $0.queue.append(.fix(fix)) }
             case .provisional(let fix):
-                append(.fix(fix), to: ids) { $0.includesProvisionalFixes }
+                subscribers.updateEach { if $0.options.includesProvisionalFixes { $0.queue.append(.fix(fix)) } }
             case .status(let status):
-                append(.status(status), to: ids) { $0.includesStatuses }
+                subscribers.updateEach { if $0.options.includesStatuses { $0.queue.append(.status(status)) } }
             case .sky(let view):
-                append(.sky(view), to: ids) { $0.includesStatuses }
+                subscribers.updateEach { if $0.options.includesStatuses { $0.queue.append(.sky(view)) } }
             case .polled(let fixes, let gpsdTime):
                 deliverPolled(fixes, gpsdTime: gpsdTime)
             case .failed(let error):
@@ -88,29 +118,25 @@ struct SerialProcessorState {
                 end(with: .end)
             }
         }
-        var resumptions: [(Waiter, Delivery)] = []
-        for id in ids {
-            applyBufferingPolicy(to: id)
-            if let resumption = takeDelivery(for: id) { resumptions.append(resumption) }
+        var resumptions = Resumptions()
+        let ending = self.ending
+        subscribers.updateEach { subscriber in
+            Self.applyBufferingPolicy(to: &subscriber)
+            if let resumption = Self.takeDelivery(from: &subscriber, ending: ending) { resumptions.append(resumption) }
         }
+        if ending != nil { subscribers.removeAll { $0.isFinished } }
         guard !readerPaused, subscribers.contains(where: \.isBehind) else { return (resumptions, .none) }
         readerPaused = true
         return (resumptions, .pause)
     }
 
-    private mutating func append(_ event: GPSDEvent, to ids: [UInt64], if wanted: (SubscriberOptions) -> Bool) {
-        for id in ids where subscribers[id].map({ wanted($0.options) }) ?? false {
-            subscribers[id]?.queue.append(event)
-        }
-    }
-
     private mutating func deliverPolled(_ fixes: [Fix], gpsdTime: Timestamp?) {
         let oldestFirst = fixes.sorted { $0.time < $1.time }
-        for id in subscribers.ids {
-            guard let maximumAge = subscribers[id]?.awaitsPoll else { continue }
-            subscribers[id]?.awaitsPoll = nil
+        subscribers.updateEach { subscriber in
+            guard let maximumAge = subscriber.awaitsPoll else { return }
+            subscriber.awaitsPoll = nil
             for fix in oldestFirst where Self.isFresh(fix, gpsdTime: gpsdTime, maximumAge: maximumAge) {
-                subscribers[id]?.queue.append(.fix(fix))
+                subscriber.queue.append(.fix(fix))
             }
         }
     }
@@ -125,8 +151,8 @@ struct SerialProcessorState {
     /// Events the iterator already holds (``Subscriber/outstanding``) do not count: they
     /// cannot be dropped, and counting them dropped everything that arrived while the
     /// consumer handled its batch (for `.bufferingNewest(1)`, the newest fix it should get next).
-    private mutating func applyBufferingPolicy(to id: UInt64) {
-        guard var subscriber = subscribers[id], let limit = subscriber.options.bufferingPolicy.dropLimit else { return }
+    private static func applyBufferingPolicy(to subscriber: inout Subscriber) {
+        guard let limit = subscriber.options.bufferingPolicy.dropLimit else { return }
         let excess = subscriber.queue.count - limit
         guard excess > 0 else { return }
         if subscriber.options.bufferingPolicy.dropsOldest {
@@ -135,40 +161,41 @@ struct SerialProcessorState {
             subscriber.queue.removeLast(excess)
         }
         subscriber.dropped += excess
-        subscribers[id] = subscriber
     }
 
     // MARK: Consumers ask
 
-    enum NextAction {
-        case deliver(Delivery, reader: ReaderAction)
-        case suspend(reader: ReaderAction)
-    }
-
     /// A consumer took `acknowledged` events since it last asked and wants more.
     mutating func next(_ id: UInt64, acknowledging acknowledged: Int, waiter: Waiter) -> (resumption: (Waiter, Delivery)?, reader: ReaderAction) {
-        guard var subscriber = subscribers[id] else { return ((waiter, .end), .none) }
-        subscriber.outstanding = max(0, subscriber.outstanding - acknowledged)
-        subscriber.waiter = waiter
-        subscribers[id] = subscriber
-        let reader = resumeIfCaughtUp()
-        return (takeDelivery(for: id), reader)
+        let found: Void? = subscribers.update(id) { subscriber in
+            subscriber.outstanding = max(0, subscriber.outstanding - acknowledged)
+            subscriber.waiter = waiter
+        }
+        guard found != nil else { return ((waiter, .end), .none) }
+        let reader = resumeIfCaughtUp()  // before the delivery below counts as outstanding
+        let ending = self.ending
+        guard let resumption = subscribers.update(id, { Self.takeDelivery(from: &$0, ending: ending) }) ?? nil else {
+            return (nil, reader)
+        }
+        if ending != nil { subscribers.removeAll { $0.isFinished } }
+        return ((resumption.waiter, resumption.delivery), reader)
     }
 
-    /// The waiting consumer's delivery, if it waits and has one.
-    private mutating func takeDelivery(for id: UInt64) -> (Waiter, Delivery)? {
-        guard var subscriber = subscribers[id], let waiter = subscriber.waiter else { return nil }
+    /// The waiting consumer's delivery, if it waits and has one. A consumer handed the
+    /// end is marked finished, for the caller to remove: the end is the last thing it gets.
+    private static func takeDelivery(from subscriber: inout Subscriber, ending: Delivery?) -> Resumption? {
+        guard let waiter = subscriber.waiter else { return nil }
         if !subscriber.queue.isEmpty {
             let events = subscriber.queue
             subscriber.queue = []
             subscriber.outstanding += events.count
             subscriber.waiter = nil
-            subscribers[id] = subscriber
-            return (waiter, .events(events))
+            return Resumption(waiter: waiter, delivery: .events(events))
         }
         guard let ending else { return nil }
-        subscribers[id] = nil  // it has everything: the end is the last thing it gets
-        return (waiter, ending)
+        subscriber.waiter = nil
+        subscriber.isFinished = true
+        return Resumption(waiter: waiter, delivery: ending)
     }
 
     private mutating func resumeIfCaughtUp() -> ReaderAction {
@@ -187,51 +214,48 @@ struct SerialProcessorState {
 }
 
 /// The consumers by id: a few entries in an array, searched linearly. A process has one
-/// to a handful of consumers, and the reader looks each one up for every batch: a
+/// to a handful of consumers, and the reader updates each one for every batch: a
 /// dictionary would hash the id every time and bring its hashing and probing code into
 /// every wake-up (on a 1 Hz stream, code that must come back into the caches each time
 /// costs more than the work it does).
 struct SubscriberTable {
     typealias Subscriber = SerialProcessorState.Subscriber
 
-    /// `subscriber` is nil only while ``subscript(_:)`` lends it out.
     /// A struct, not a tuple: a tuple's copy goes through the runtime's generic
     /// tuple witness, more code on every batch (see docs/performance.md).
     private struct Entry {
         let id: UInt64
-        var subscriber: Subscriber?
+        var subscriber: Subscriber
     }
     private var entries: [Entry] = []
 
     var count: Int { entries.count }
     var isEmpty: Bool { entries.isEmpty }
-    /// The ids, oldest subscriber first.
-    var ids: [UInt64] { entries.map { $0.id } }  // a closure: a key path runs generic runtime code
 
+    /// A copy of the subscriber `id` (for tests and diagnostics).
     subscript(id: UInt64) -> Subscriber? {
-        get {
-            guard let index = index(of: id) else { return nil }
-            return entries[index].subscriber
-        }
-        _modify {
-            if let index = index(of: id) {
-                // Moved out and back, never copied: a copy would make an append copy its queue.
-                var value: Subscriber? = nil
-                swap(&value, &entries[index].subscriber)
-                defer {
-                    if value != nil {
-                        swap(&value, &entries[index].subscriber)
-                    } else {
-                        entries.remove(at: index)
-                    }
-                }
-                yield &value
-            } else {
-                var value: Subscriber? = nil
-                defer { if let value { entries.append(Entry(id: id, subscriber: value)) } }
-                yield &value
-            }
-        }
+        guard let index = index(of: id) else { return nil }
+        return entries[index].subscriber
+    }
+
+    mutating func add(_ subscriber: Subscriber, id: UInt64) {
+        entries.append(Entry(id: id, subscriber: subscriber))
+    }
+
+    /// Calls `body` on every subscriber in place (never a copy: a copy would make an
+    /// append copy its queue), oldest first.
+    mutating func updateEach(_ body: (inout Subscriber) -> Void) {
+        for index in entries.indices { body(&entries[index].subscriber) }
+    }
+
+    /// Calls `body` on the subscriber `id` in place; nil when there is none.
+    mutating func update<Result>(_ id: UInt64, _ body: (inout Subscriber) -> Result) -> Result? {
+        guard let index = index(of: id) else { return nil }
+        return body(&entries[index].subscriber)
+    }
+
+    mutating func removeAll(where shouldRemove: (Subscriber) -> Bool) {
+        entries.removeAll { shouldRemove($0.subscriber) }
     }
 
     mutating func removeValue(forKey id: UInt64) -> Subscriber? {
@@ -240,11 +264,11 @@ struct SubscriberTable {
     }
 
     func allSatisfy(_ predicate: (Subscriber) -> Bool) -> Bool {
-        entries.allSatisfy { $0.subscriber.map(predicate) ?? true }
+        entries.allSatisfy { predicate($0.subscriber) }
     }
 
     func contains(where predicate: (Subscriber) -> Bool) -> Bool {
-        entries.contains { $0.subscriber.map(predicate) ?? false }
+        entries.contains { predicate($0.subscriber) }
     }
 
     private func index(of id: UInt64) -> Int? {

@@ -31,10 +31,11 @@ struct LineFramer: ~Copyable {
     /// Reads what the non-blocking `socket` has, and calls `line` for every complete
     /// line with a NUL-terminated, mutable pointer valid only during the call.
     ///
-    /// - Returns: `.open` after the socket would block, `.endOfFile` when the peer
-    ///   closed it, `.failed(errno)` on a read error.
+    /// - Returns: `.open` after the socket would block (or a read took less than it
+    ///   could: all the socket had), `.endOfFile` when the peer closed it,
+    ///   `.failed(errno)` on a read error.
     /// - Parameter maximumReads: stop after this many reads (the caller polls again and
-    ///   can check its downstream in between); `.open` then, with data possibly left.
+    ///   can check its downstream in between); `.more` then, with data possibly left.
     /// - Parameter overlong: called when a line outgrows ``maximumLineLength``, once
     ///   per line, in order with the lines around it.
     mutating func drain(
@@ -58,7 +59,7 @@ struct LineFramer: ~Copyable {
             // only say EAGAIN. Return to poll() (one system call fewer per report at 1 Hz).
             if count < room { return .open }
         }
-        return .open
+        return .more
     }
 
     /// Frames bytes already in memory (tests, replays).
@@ -121,7 +122,10 @@ struct LineFramer: ~Copyable {
 }
 
 enum ReadOutcome: Equatable {
+    /// The socket is open and was drained: the next poll() sleeps until gpsd writes.
     case open
+    /// The socket is open and the last read filled the buffer: it may hold more.
+    case more
     case endOfFile
     case failed(Int32)
 }

@@ -27,6 +27,10 @@ final class ReaderSession {
     private let output: ReaderOutput
     private var framer = LineFramer()
     private var silenceReported = false
+    /// ``timings``' delays in whole milliseconds, converted once: they are read on every
+    /// fix, and a `Duration`'s conversion is 128-bit arithmetic.
+    private let silenceMilliseconds: Int64
+    private let quietFlushMilliseconds: Int64
 
     init(
         transport: any GPSDTransport, source: GPSDSource, handler: ReportHandler, timings: ReaderTimings,
@@ -38,6 +42,8 @@ final class ReaderSession {
         self.timings = timings
         self.control = control
         self.output = output
+        silenceMilliseconds = timings.silence.milliseconds
+        quietFlushMilliseconds = timings.quietFlush.milliseconds
     }
 
     /// Runs until a stop is requested or the connection fails. While the consumers
@@ -56,8 +62,16 @@ final class ReaderSession {
         var descriptors = PollSet(count: 2)
         descriptors.set(0, descriptor: transport.descriptor, events: .readable)
         descriptors.set(1, descriptor: control.wakeUps.readDescriptor, events: .readable)
+        var socketMayHoldMore = false
         while true {
-            output.flush()
+            if socketMayHoldMore {
+                output.flush()
+            } else {
+                // Nothing is left to read: the thread sleeps next, so the consumer this batch
+                // resumes may run on it now instead of waking a thread of its own (the CLI's
+                // executor does; see LentThread). No lock is held here.
+                LentThread.lend { output.flush() }
+            }
             if control.isStopRequested { return .stopped }
             let timeout = nextTimeout(now: Monotonic.milliseconds, bannerDeadline: bannerDeadline)
             descriptors.setEvents(0, control.isPaused ? [] : .readable)
@@ -88,13 +102,14 @@ final class ReaderSession {
             }
             // A peer that talks but is not gpsd.
             if !handler.sawBanner && Monotonic.milliseconds >= bannerDeadline { return .failed(noBanner) }
-            if silenceReported, let last = handler.lastFixAt, last > Monotonic.milliseconds - timings.silence.milliseconds {
+            if silenceReported, let last = handler.lastFixAt, last > Monotonic.milliseconds - silenceMilliseconds {
                 silenceReported = false
                 output.send(.status(.fixesResumed))
             }
             if let refusal = handler.refusal { return .failed(refusal) }
+            socketMayHoldMore = outcome == .more
             switch outcome {
-            case .open:
+            case .open, .more:
                 continue
             case .endOfFile:
                 return .failed(handler.sawBanner
@@ -113,8 +128,8 @@ final class ReaderSession {
     private func nextTimeout(now: Int64, bannerDeadline: Int64) -> Int32 {
         if !handler.sawBanner { return Int32(clamping: max(0, bannerDeadline - now)) }
         var next = Int64.max
-        if handler.assembler.isHoldingFixes { next = now + timings.quietFlush.milliseconds }
-        if !silenceReported, let last = handler.lastFixAt { next = min(next, last + timings.silence.milliseconds) }
+        if handler.assembler.isHoldingFixes { next = now + quietFlushMilliseconds }
+        if !silenceReported, let last = handler.lastFixAt { next = min(next, last + silenceMilliseconds) }
         if next == .max { return -1 }  // nothing due: sleep until gpsd speaks
         return Int32(clamping: max(0, next - now))
     }
@@ -122,7 +137,7 @@ final class ReaderSession {
     private func reportSilence() {
         guard !silenceReported, let last = handler.lastFixAt else { return }
         let silent = Monotonic.milliseconds - last
-        if silent >= timings.silence.milliseconds {
+        if silent >= silenceMilliseconds {
             silenceReported = true
             output.send(.status(.noFixes(seconds: Int(silent / 1000))))
         }

@@ -26,6 +26,18 @@ struct OutputBytes {
         }
     }
 
+    /// `text` as the inside of a JSON string literal (``JSONText/escaped(_:)``). Text that
+    /// needs no escaping (a device path) is copied straight from its UTF-8: one pass and
+    /// one copy, no String in between (this runs for every fix's device).
+    mutating func appendJSONEscaped(_ text: String) {
+        let copied = text.utf8.withContiguousStorageIfAvailable { utf8 -> Bool in
+            for byte in utf8 where byte == 0x22 || byte == 0x5C || byte < 0x20 { return false }
+            bytes.append(contentsOf: utf8)
+            return true
+        }
+        if copied != true { append(JSONText.escaped(text)) }
+    }
+
     mutating func append(byte: UInt8) {
         bytes.append(byte)
     }

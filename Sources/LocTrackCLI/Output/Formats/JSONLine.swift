@@ -14,7 +14,7 @@ enum JSONLine {
         line.append("{\"class\":\"TPV\"")
         if let device = fix.device {
             line.append(",\"device\":\"")
-            line.append(JSONText.escaped(device))
+            line.appendJSONEscaped(device)
             line.append(byte: 0x22)
         }
         if fix.status != .gps {
