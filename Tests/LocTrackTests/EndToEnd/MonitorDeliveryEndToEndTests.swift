@@ -9,7 +9,7 @@ extension EndToEndTests {
     /// `monitor run`'s events delivered at least once, to every sink, against a real gpsd
     /// (gpsfake) and a real mosquitto: removals made elsewhere while gpsd is silent, and a
     /// monitor SIGKILLed again and again along a track that crosses two regions twice.
-    @Suite("Monitor delivery: every event at least once, to every sink", .timeLimit(.minutes(2)), .enabled(if: Mosquitto.isAvailable, "needs mosquitto and mosquitto-clients"))
+    @Suite("Monitor delivery: every event at least once, to every sink", .serialized, .timeLimit(.minutes(2)), .enabled(if: Mosquitto.isAvailable, "needs mosquitto and mosquitto-clients"))
     struct MonitorDelivery {
         typealias T = MonitorTracks
 

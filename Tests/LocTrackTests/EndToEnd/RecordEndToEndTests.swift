@@ -7,7 +7,7 @@ import Testing
 extension EndToEndTests {
     /// `--output`: track files written beside a plain `stream` on the same gpsd, so each
     /// file is compared with what stdout gets.
-    @Suite("Recording: stream --output into track files", .timeLimit(.minutes(2)))
+    @Suite("Recording: stream --output into track files", .serialized, .timeLimit(.minutes(2)))
     struct Recording {
         /// Runs `stream --output PATH` and a plain `stream --format FORMAT` on the same gpsd
         /// over `log`; returns the recorder's result and the plain stream's stdout.
