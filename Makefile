@@ -271,7 +271,7 @@ faults-long: faults-build
 # with --publish and --output killed MONITOR_KILLS times along a track through two regions
 # (every transition at every sink, each enter with its leave), and stream recording and
 # publishing killed RECORD_KILLS times during a flood (files whole, every recorded fix at
-# the broker). Real gpsd (gpsfake) and mosquitto; about a minute.
+# the broker). Real gpsd (gpsfake) and mosquitto; the two side by side, about 35 s.
 # ---------------------------------------------------------------------------
 MONITOR_KILLS ?= 200
 RECORD_KILLS ?= 100

@@ -35,15 +35,18 @@ struct MosquittoHarnessTests {
             let subscriberID = id("sub")
             let subscriber = try await broker.subscribe(topic: "t", clientID: subscriberID)
             let port = broker.port
+            // Frozen until the message is published, however long the restart takes: it cannot
+            // reconnect before, so only its saved session can take the message.
+            subscriber.pause()
             try await broker.stop()
             #expect(!Loopback.canConnect(port: port))
-            // Published while mosquitto_sub is still reconnecting: only its saved session can take it.
             try await broker.start()
             #expect(broker.port == port)
             let queued = try await broker.publish(topic: "t", message: "queued while away", clientID: "pub-right-after-restart")
             #expect(queued.status == .exited(0), "\(queued)")
             #expect(broker.log.filter { $0.contains("Received SUBSCRIBE from \(subscriberID)") }.count == 1,
                     "published before the subscriber was back: \(broker.logTail)")
+            subscriber.resume()
             try await subscriber.waitForMessages(count: 1)
             try await subscriber.waitForSubscription(count: 2)  // it reconnected and subscribed again
             try await Task.sleep(for: .milliseconds(300))

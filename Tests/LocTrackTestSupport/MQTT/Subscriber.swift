@@ -99,6 +99,16 @@ package final class Subscriber: Sendable {
         ((try? String(contentsOfFile: brokerLog, encoding: .utf8)) ?? "").split(separator: "\n").suffix(60).joined(separator: "\n")
     }
 
+    /// Freezes `mosquitto_sub` (SIGSTOP): it neither reads nor reconnects until ``resume()``.
+    package func pause() {
+        process.signal(SIGSTOP)
+    }
+
+    /// Lets a paused `mosquitto_sub` run again (SIGCONT).
+    package func resume() {
+        process.signal(SIGCONT)
+    }
+
     /// Ends `mosquitto_sub` (SIGKILL) and reaps it. Idempotent.
     package func stop() {
         if process.pollTermination() == nil {

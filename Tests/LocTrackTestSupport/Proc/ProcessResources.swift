@@ -4,8 +4,8 @@ import Glibc
 /// What this process holds, from /proc/self: threads, descriptors, anonymous memory,
 /// and TCP connections. For lifetime tests: take one before, one after, compare.
 ///
-/// The counts are process-wide: they mean something only while no other test runs
-/// (the end-to-end suite is serialized, and the unit suites start no threads).
+/// The counts are process-wide: they mean something only while no other test runs in
+/// the process, so the tests that take them run in a process of their own (``OwnProcess``).
 ///
 /// libdispatch's worker threads (Swift's cooperative pool and its overcommit
 /// threads) are counted apart: its pool starts and retires them on its own

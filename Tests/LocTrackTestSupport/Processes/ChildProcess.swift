@@ -12,6 +12,9 @@ package final class ChildProcess: Sendable {
     package let pid: pid_t
     package let stdout: PipeCollector?
     package let stderr: PipeCollector?
+    /// Taken just before `posix_spawn`: the child cannot have started earlier, so a duration
+    /// measured from here to its observed end is never shorter than its life, however late
+    /// this thread runs again after the spawn.
     package let started: ContinuousClock.Instant
     /// Started with `newProcessGroup`: ``signalGroup(_:)`` reaches it and what it started.
     package let leadsProcessGroup: Bool
@@ -104,6 +107,7 @@ package final class ChildProcess: Sendable {
             envp.forEach { free($0) }
         }
         var pid: pid_t = 0
+        let spawning = ContinuousClock.now
         let result = posix_spawn(&pid, executable, &fileActions, &attributes, argv, envp)
         childEnds.forEach { _ = close($0) }
         guard result == 0 else {
@@ -111,7 +115,7 @@ package final class ChildProcess: Sendable {
             throw HarnessError("posix_spawn \(executable): \(String(cString: strerror(result)))")
         }
         self.pid = pid
-        self.started = .now
+        self.started = spawning
         self.leadsProcessGroup = newProcessGroup
         self.stdinWriter = Mutex(stdinWrite)
         self.stdout = stdoutRead.map { PipeCollector(fd: $0, closeAfterLines: closeStdoutAfterLines) }

@@ -6,7 +6,7 @@ import Testing
 
 extension EndToEndTests {
     /// The built `loctrack` executable against a real gpsd, stdout a pipe.
-    @Suite("CLI: the loctrack executable against gpsd", .timeLimit(.minutes(1)))
+    @Suite("CLI: the loctrack executable against gpsd", .serialized, .timeLimit(.minutes(1)))
     struct Executable {
         @Test("given --no-reconnect when streaming JSON until gpsd closes at the end of the log then each epoch is one exact TPV line, then exit 69 with one stderr line", .timeLimit(.minutes(1)))
         func streamPrintsOneExactLinePerEpochThenExits69() async throws {

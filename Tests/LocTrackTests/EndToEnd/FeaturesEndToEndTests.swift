@@ -11,7 +11,7 @@ extension EndToEndTests {
     /// against a real gpsd fed by gpsfake (or, where gpsd cannot produce the input,
     /// the scripted server `scripts/fake_gpsd.py`). Every format is read back with
     /// a real parser (Python's `json`, `csv`, `xml.etree`).
-    @Suite("Features: filters, formats, stationary, once", .timeLimit(.minutes(1)))
+    @Suite("Features: filters, formats, stationary, once", .serialized, .timeLimit(.minutes(1)))
     struct FeaturesEndToEnd {
         // MARK: - stream filters and --count
 

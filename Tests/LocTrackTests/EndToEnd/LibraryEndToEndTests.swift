@@ -7,19 +7,23 @@ import Testing
 
 /// End-to-end tests against a real gpsd 3.22 fed by gpsfake (see `Tests/LocTrackTestSupport/GPSD/GPSFake.swift`).
 ///
-/// One at a time: each test has its own gpsd, and the machine has 2 cores. The
-/// feed is gated on gpsd having opened the devices for the client's `?WATCH`, so
-/// counts are exact whatever the load; the only wall-clock bounds are generous
-/// latency limits. Skipped where gpsd and gpsfake are not installed
-/// (`make deps`: Debian's gpsd and gpsd-clients).
+/// The suites below run side by side, the tests of each one at a time (each suite is
+/// `.serialized`): the tests mostly wait on gpsd, brokers and timers, not on the CPU,
+/// and each has its own gpsd on a port of its own, its own broker and temporary
+/// folders. The feed is gated on gpsd having opened the devices for the client's
+/// `?WATCH`, so counts are exact whatever the load; the only wall-clock bounds are
+/// generous latency limits. The lifetime tests, which count this process's threads
+/// and descriptors, each run in a process of their own (``SessionLifetime``).
+/// Skipped where gpsd and gpsfake are not installed (`make deps`: Debian's gpsd and
+/// gpsd-clients).
 @Suite(
-    "End to end: a real gpsd via gpsfake", .serialized,
+    "End to end: a real gpsd via gpsfake",
     .enabled(if: GPSFake.isAvailable, "needs /usr/sbin/gpsd and /usr/bin/gpsfake (apt install gpsd gpsd-clients)"),
     .timeLimit(.minutes(2)))  // at least each nested test's own limit: the shortest applies
 struct EndToEndTests {}
 
 extension EndToEndTests {
-    @Suite("Library: GPSDSession against gpsd", .timeLimit(.minutes(1)))
+    @Suite("Library: GPSDSession against gpsd", .serialized, .timeLimit(.minutes(1)))
     struct Library {
         @Test("given a 3D walk when iterating fixes then there is exactly one fix per epoch with gpsd's last report of it", .timeLimit(.minutes(1)))
         func oneFixPerEpochWithExactValues() async throws {

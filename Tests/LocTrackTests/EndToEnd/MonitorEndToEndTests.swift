@@ -9,7 +9,7 @@ extension EndToEndTests {
     /// `loctrack monitor` against a real gpsd fed by gpsfake, with tracks generated here
     /// (``MonitorTracks``): each test's expected events are derived by hand from the rules
     /// in docs/monitor.md, and checked line by line.
-    @Suite("Monitor: geofences against gpsd", .timeLimit(.minutes(2)))
+    @Suite("Monitor: geofences against gpsd", .serialized, .timeLimit(.minutes(2)))
     struct MonitorEndToEnd {
         typealias T = MonitorTracks
 

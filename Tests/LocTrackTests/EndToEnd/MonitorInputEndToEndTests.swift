@@ -8,7 +8,7 @@ import Testing
 extension EndToEndTests {
     /// `loctrack monitor add|remove|list` with bad input and a corrupt state file: one
     /// line on stderr, the documented exit code, and the stored monitor unchanged.
-    @Suite("Monitor: bad input and corrupt state", .timeLimit(.minutes(1)))
+    @Suite("Monitor: bad input and corrupt state", .serialized, .timeLimit(.minutes(1)))
     struct MonitorInput {
         private func bytes(_ path: String) -> Data? { FileManager.default.contents(atPath: path) }
 

@@ -13,7 +13,7 @@ extension EndToEndTests {
     /// store-and-forward tests take the broker away (down at start, restarted mid-stream)
     /// or kill loctrack, and require every fix to arrive; duplicates are allowed only
     /// where loctrack was SIGKILLed.
-    @Suite("Publish: stream --publish to a real MQTT broker", .enabled(if: Mosquitto.isAvailable, "needs mosquitto and mosquitto-clients"), .timeLimit(.minutes(1)))
+    @Suite("Publish: stream --publish to a real MQTT broker", .serialized, .enabled(if: Mosquitto.isAvailable, "needs mosquitto and mosquitto-clients"), .timeLimit(.minutes(1)))
     struct PublishEndToEnd {
         @Test("given a broker when streaming with --publish then every line stream would print is one QoS 1 message on TOPIC, in order and byte for byte, and stdout stays empty", .timeLimit(.minutes(1)), arguments: ["json", "geojson", "text"])
         func everyLineIsOneMessage(format: String) async throws {

@@ -7,7 +7,7 @@ import Testing
 extension EndToEndTests {
     /// `--publish` with a login, TLS, OwnTracks payloads and its last will, and
     /// `monitor run --publish`: a real gpsd (gpsfake) and a real mosquitto broker.
-    @Suite("Publish: logins, TLS, OwnTracks and monitor run --publish", .enabled(if: Mosquitto.isAvailable, "needs mosquitto and mosquitto-clients"), .timeLimit(.minutes(1)))
+    @Suite("Publish: logins, TLS, OwnTracks and monitor run --publish", .serialized, .enabled(if: Mosquitto.isAvailable, "needs mosquitto and mosquitto-clients"), .timeLimit(.minutes(1)))
     struct PublishOptionsEndToEnd {
         // MARK: Logins
 

@@ -14,18 +14,24 @@ import Testing
 /// after about 78 sessions, and a loop over `fixes(startingWithLatestNoOlderThan:)`
 /// sometimes returned at once with neither a fix nor an error.
 ///
-/// Thread, descriptor and memory counts are this process's (`/proc/self`), so these
-/// tests sit in the serialized end-to-end suite; each takes its baseline after a
-/// warm-up (Swift's cooperative pool, libgps, malloc arenas and the thread-stack
-/// cache reach their working size) and asserts equality, waiting at most 2 s for the
-/// readers and connectors, which end asynchronously, to be gone. Threads are all of
+/// Thread, descriptor and memory counts are a process's (`/proc/self`), and other suites
+/// run beside these, so each test that counts them runs in a process of its own: this
+/// test binary started again for that test alone (``OwnProcess``). Each takes its
+/// baseline after a warm-up (Swift's cooperative pool, libgps, malloc arenas and the
+/// thread-stack cache reach their working size) and asserts equality, waiting at most
+/// 2 s for the readers and connectors, which end asynchronously, to be gone. Threads are all of
 /// /proc/self/task except libdispatch's workers, which its pool retires on its own
 /// schedule (see ``ProcessResources``); loctrack's threads must be back to none.
 extension EndToEndTests {
-    @Suite("Lifetimes: sessions, iterators, reader threads and gpsd connections", .timeLimit(.minutes(2)))
+    @Suite("Lifetimes: sessions, iterators, reader threads and gpsd connections", .serialized, .timeLimit(.minutes(2)))
     struct SessionLifetime {
         @Test("given a session that only its for-await loop refers to when iterating fixes then it delivers every fix with gpsd's exact values, and after the break its reader thread and gpsd connection are gone", .timeLimit(.minutes(1)))
         func sessionHeldOnlyByItsLoop() async throws {
+            try await inAProcessOfItsOwn(timeLimit: .seconds(50), Self.sessionHeldOnlyByItsLoopAlone)
+        }
+
+        /// The test's body, in a process of its own.
+        static func sessionHeldOnlyByItsLoopAlone() async throws {
             let log = NMEALog.walk(epochs: 8)
             try await withGPSFake(log) { fake in
                 let source = fake.source
@@ -60,6 +66,11 @@ extension EndToEndTests {
 
         @Test("given a warm gpsd when 1,000 sessions are opened, iterated to their first event, polled fix or live fix, and ended then this process's threads, descriptors and connections and gpsd's clients return to where they started, and anonymous memory grows by less than 1.5 MB", .timeLimit(.minutes(2)))
         func thousandSessions() async throws {
+            try await inAProcessOfItsOwn(timeLimit: .seconds(110), Self.thousandSessionsAlone)
+        }
+
+        /// The test's body, in a process of its own.
+        static func thousandSessionsAlone() async throws {
             // Times from now on, fed as the clock reaches them: gpsd's latest fix is fresh for ?POLL.
             try await withWarmGPSD { fake, log in
                 let source = fake.source
@@ -242,6 +253,11 @@ extension EndToEndTests {
 
         @Test("given GPSDSession.shared() when two loops iterate it then both get the same session and one gpsd connection, and once both ended the registry lets it go and shared() makes a fresh one", .timeLimit(.minutes(1)))
         func sharedSessionIsWeak() async throws {
+            try await inAProcessOfItsOwn(timeLimit: .seconds(50), Self.sharedSessionIsWeakAlone)
+        }
+
+        /// The test's body, in a process of its own.
+        static func sharedSessionIsWeakAlone() async throws {
             let log = NMEALog.walk(epochs: 6)
             try await withGPSFake(log) { fake in
                 let source = fake.source
@@ -291,6 +307,11 @@ extension EndToEndTests {
 
         @Test("given sessions nobody iterates, iterators never advanced, held sessions iterated then left, cancelled loops and failed connections then no thread or descriptor is left once they are released", .timeLimit(.minutes(1)))
         func idleSessionsHoldNothing() async throws {
+            try await inAProcessOfItsOwn(timeLimit: .seconds(50), Self.idleSessionsHoldNothingAlone)
+        }
+
+        /// The test's body, in a process of its own.
+        static func idleSessionsHoldNothingAlone() async throws {
             let log = NMEALog.walk(epochs: 4)
             try await withGPSFake(log) { fake in
                 let source = fake.source
@@ -363,6 +384,20 @@ extension EndToEndTests {
 }
 
 // MARK: - Helpers
+
+/// Runs `body` in a process of its own (``OwnProcess``): the test that calls this is run
+/// again in a child process, where this runs `body`; here the child must pass, and what
+/// it printed (a summary) is printed again. swift-testing's report of it is its stderr.
+private func inAProcessOfItsOwn(
+    timeLimit: Duration, test: String = #function, _ body: () async throws -> Void, sourceLocation: SourceLocation = #_sourceLocation
+) async throws {
+    if OwnProcess.isChild { return try await body() }
+    let name = test.prefix { $0 != "(" }
+    let child = try await OwnProcess.run(filter: #"EndToEndTests/SessionLifetime/\#(name)\("#, timeLimit: timeLimit)
+    #expect(child.status == .exited(0), "\(name) in a process of its own:\n\(child.stderr)", sourceLocation: sourceLocation)
+    #expect(child.stderr.contains("Test run with 1 test "), "the child ran \(name) alone:\n\(child.stderr)", sourceLocation: sourceLocation)
+    print(child.stdout, terminator: "")
+}
 
 /// One session that ends at its first event (gpsd's banner: `.connected`).
 private func firstEvent(_ source: GPSDSource) async throws -> GPSDEvent? {

@@ -8,7 +8,7 @@ extension EndToEndTests {
     /// Several sinks in one `stream`: track files and brokers at once, against a real gpsd
     /// (gpsfake) and real mosquitto brokers. What each sink must hold is what a plain
     /// `stream` on the same gpsd prints in that sink's format.
-    @Suite("Sinks: stream with --output and --publish at once", .timeLimit(.minutes(2)), .enabled(if: Mosquitto.isAvailable, "needs mosquitto and mosquitto-clients"))
+    @Suite("Sinks: stream with --output and --publish at once", .serialized, .timeLimit(.minutes(2)), .enabled(if: Mosquitto.isAvailable, "needs mosquitto and mosquitto-clients"))
     struct Sinks {
         @Test("given two brokers and a GPX and a CSV file when streaming then every sink gets every fix in its own format, and stdout stays empty", .timeLimit(.minutes(1)))
         func everySinkGetsEveryFix() async throws {

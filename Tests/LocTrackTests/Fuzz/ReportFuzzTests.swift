@@ -38,23 +38,23 @@ struct ReportFuzzTests {
 
     @Test("given 100,000 mutated reports when processed then nothing crashes and every fix is valid JSON in range",
           .timeLimit(.minutes(2)))
-    func fuzz() throws {
-        try Self.fuzz(corpus: Self.builtInCorpus, iterations: 100_000, seed: 0x10C7_7AC4)
+    func fuzz() async throws {
+        try await Self.fuzz(corpus: Self.builtInCorpus, iterations: 100_000, seed: 0x10C7_7AC4)
     }
 
     @Test("given mutated real gpsd captures when processed then nothing crashes and every fix is valid JSON in range",
           .enabled(if: environment["LOCTRACK_FUZZ_CORPUS"] != nil, "make fuzz sets LOCTRACK_FUZZ_CORPUS"),
           .timeLimit(.minutes(30)))
-    func fuzzCaptures() throws {
+    func fuzzCaptures() async throws {
         let directory = Self.environment["LOCTRACK_FUZZ_CORPUS"] ?? ""
-        try Self.fuzz(
+        try await Self.fuzz(
             corpus: Self.builtInCorpus + Self.lines(inCapturesUnder: directory),
             iterations: Self.environment["LOCTRACK_FUZZ_ITERATIONS"].flatMap(Int.init) ?? 1_000_000,
             seed: Self.environment["LOCTRACK_FUZZ_SEED"].flatMap(UInt64.init) ?? 1)
     }
 
-    static func fuzz(corpus: [String], iterations: Int, seed: UInt64) throws {
-        let summary = try Self.run(corpus: corpus, iterations: iterations, seed: seed)
+    static func fuzz(corpus: [String], iterations: Int, seed: UInt64) async throws {
+        let summary = try await Self.run(corpus: corpus, iterations: iterations, seed: seed)
         // The unmutated corpus alone must produce fixes, or the check below proves nothing.
         #expect(summary.fixes > 100)
         #expect(summary.linesWritten == summary.fixes)
@@ -67,7 +67,9 @@ struct ReportFuzzTests {
         var skipped = 0
     }
 
-    static func run(corpus: [String], iterations: Int, seed: UInt64) throws -> Summary {
+    /// Yields every 256 mutations: the test runs on Swift's cooperative pool, one thread
+    /// per core, beside every other test, and would otherwise hold a thread for seconds.
+    static func run(corpus: [String], iterations: Int, seed: UInt64) async throws -> Summary {
         let fixes = Mutex<[Fix]>([])
         let skipped = Atomic<Int>(0)
         let sink: @Sendable (ReaderEvent) -> Void = { event in
@@ -85,6 +87,7 @@ struct ReportFuzzTests {
         var summary = Summary()
         let corpusBytes = corpus.map { Array($0.utf8) }
         for iteration in 0..<iterations {
+            if iteration % 256 == 0 { await Task.yield() }
             var line = corpusBytes[Int(random.next() % UInt64(corpusBytes.count))]
             if iteration % 10 != 0 {  // keep one in ten intact so fixes keep flowing
                 mutate(&line, corpus: corpusBytes, random: &random)

@@ -101,14 +101,14 @@ final class SocketpairGPSD: GPSDConnector {
     }
 
     /// The peer of the `index`th connection (from 0), once the reader has made it.
-    func peer(_ index: Int = 0, within limit: Duration = .seconds(5)) async throws -> Peer {
+    func peer(_ index: Int = 0, within limit: Duration = .seconds(20)) async throws -> Peer {
         try await eventually("connection \(index)", within: limit) {
             state.withLock { $0.peers.count > index ? $0.peers[index] : nil }
         }
     }
 
     /// Waits until a connect is blocked (``Plan/block``).
-    func waitForBlockedConnect(within limit: Duration = .seconds(5)) async throws {
+    func waitForBlockedConnect(within limit: Duration = .seconds(20)) async throws {
         _ = try await eventually("a blocked connect", within: limit) { blockedConnects > 0 ? true : nil }
     }
 }
@@ -202,7 +202,7 @@ final class Peer: Sendable {
     }
 
     /// The next command loctrack sent (a line without its newline), waiting up to `limit`.
-    func command(within limit: Duration = .seconds(5)) async throws -> String {
+    func command(within limit: Duration = .seconds(20)) async throws -> String {
         try await eventually("a command from loctrack", within: limit) {
             readAvailable()
             return state.withLock { state -> String? in
@@ -215,7 +215,7 @@ final class Peer: Sendable {
     }
 
     /// Waits until loctrack closed its end (reads and keeps what it sent before).
-    func waitForEndOfFile(within limit: Duration = .seconds(5)) async throws {
+    func waitForEndOfFile(within limit: Duration = .seconds(20)) async throws {
         _ = try await eventually("loctrack closing the connection", within: limit) {
             readAvailable()
             return state.withLock { $0.sawEndOfFile } ? true : nil

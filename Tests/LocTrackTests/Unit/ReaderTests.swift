@@ -12,7 +12,7 @@ struct ReaderTests {
     /// A held epoch waits 50 ms. The other limits are long, so a test that is slow to play
     /// gpsd on a busy machine does not hit them; the tests of a limit set it short.
     static let timings = ReaderTimings(
-        banner: .seconds(5), quietFlush: .milliseconds(50), silence: .seconds(10), connect: .seconds(5))
+        banner: .seconds(20), quietFlush: .milliseconds(50), silence: .seconds(10), connect: .seconds(20))
 
     static func timings(_ change: (inout ReaderTimings) -> Void) -> ReaderTimings {
         var timings = Self.timings
