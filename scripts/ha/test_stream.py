@@ -21,7 +21,7 @@ TITLE = "stream --ha-discovery over the demo drive"
 EXPECTATION = "one device, every entity; tracker = last fix with eph <= 100 m (1e-6 deg, gps_accuracy = eph); " \
               "sensors mode/status/satellites; gpsd on, then off; no per-fix lines, no fix beyond the limit"
 
-CLIENT_ID = "ha-test.car/1"  # sanitized: ha-test_car_1
+CLIENT_ID = "ha-test.car 1"  # sanitized: ha-test_car_1 (a client id cannot hold "/": it names the spool folder)
 BASE = "loctrack/car"
 HA_NAME = "Test Car"
 

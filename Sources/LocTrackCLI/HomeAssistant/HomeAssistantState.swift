@@ -48,11 +48,11 @@ struct HomeAssistantState: Equatable {
             JSONMember("status", .string(status ?? "no fix")),
             JSONMember("satellites_used", satellitesUsed.map { .number(Double($0)) } ?? .null),
             JSONMember("satellites_seen", satellitesSeen.map { .number(Double($0)) } ?? .null),
-            JSONMember("hdop", Self.rounded(hdop, 2)),
-            JSONMember("pdop", Self.rounded(pdop, 2)),
-            JSONMember("speed", Self.rounded(speed, 2)),
-            JSONMember("altitude", Self.rounded(altitude, 2)),
-            JSONMember("horizontal_error", Self.rounded(horizontalError, 2)),
+            JSONMember("hdop", Self.number(hdop)),
+            JSONMember("pdop", Self.number(pdop)),
+            JSONMember("speed", Self.number(speed)),
+            JSONMember("altitude", Self.number(altitude)),
+            JSONMember("horizontal_error", Self.number(horizontalError)),
             JSONMember("spool", .number(Double(spooled))),
         ])
     }
@@ -72,16 +72,9 @@ struct HomeAssistantState: Equatable {
         }
     }
 
-    /// A value to `decimals` places: Home Assistant keeps every message in its database,
-    /// and gpsd's 15 digits of a DOP mean nothing.
-    static func rounded(_ value: Double?, _ decimals: Int) -> JSONValue {
+    /// gpsd's value as it is (gpsd rounds what it sends already), or null.
+    static func number(_ value: Double?) -> JSONValue {
         guard let value, value.isFinite else { return .null }
-        return .number(roundedValue(value, decimals))
-    }
-
-    static func roundedValue(_ value: Double, _ decimals: Int) -> Double {
-        var scale = 1.0
-        for _ in 0..<decimals { scale *= 10 }
-        return (value * scale).rounded() / scale
+        return .number(value)
     }
 }

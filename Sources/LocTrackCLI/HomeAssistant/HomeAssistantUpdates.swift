@@ -182,16 +182,12 @@ struct HomeAssistantUpdates {
     private mutating func locationMessage(_ fix: Fix, now: Int64) -> HomeAssistantMessage {
         sent = fix
         locationSentAt = now
-        var members = [
-            JSONMember("latitude", .number(HomeAssistantState.roundedValue(fix.latitude, 7))),
-            JSONMember("longitude", .number(HomeAssistantState.roundedValue(fix.longitude, 7))),
-        ]
-        if let error = fix.horizontalError { members.append(JSONMember("gps_accuracy", HomeAssistantState.rounded(error, 1))) }
-        if let altitude = fix.altitudeMSL ?? fix.altitudeHAE {
-            members.append(JSONMember("altitude", HomeAssistantState.rounded(altitude, 1)))
-        }
-        if let speed = fix.speed { members.append(JSONMember("speed", HomeAssistantState.rounded(speed, 2))) }
-        if let course = fix.track { members.append(JSONMember("course", HomeAssistantState.rounded(course, 1))) }
+        // gpsd's values as they are: Home Assistant's accuracy is gpsd's eph, to the centimetre.
+        var members = [JSONMember("latitude", .number(fix.latitude)), JSONMember("longitude", .number(fix.longitude))]
+        if let error = fix.horizontalError { members.append(JSONMember("gps_accuracy", .number(error))) }
+        if let altitude = fix.altitudeMSL ?? fix.altitudeHAE { members.append(JSONMember("altitude", .number(altitude))) }
+        if let speed = fix.speed { members.append(JSONMember("speed", .number(speed))) }
+        if let course = fix.track { members.append(JSONMember("course", .number(course))) }
         members.append(JSONMember("source_type", .string("gps")))
         members.append(JSONMember("time", .string(fix.time.iso8601)))
         return HomeAssistantMessage(device.locationTopic, json: .object(members))

@@ -51,7 +51,7 @@ struct HomeAssistantUpdatesTests {
         let location = try JSONValue(parsing: messages[1].payload)
         #expect(location["latitude"]?.doubleValue == 52)
         #expect(location["longitude"]?.doubleValue == 13)
-        #expect(location["gps_accuracy"]?.doubleValue == 12.3)
+        #expect(location["gps_accuracy"]?.doubleValue == 12.34)
         #expect(location["course"]?.doubleValue == 90)
         #expect(location["source_type"]?.stringValue == "gps")
         let state = try JSONValue(parsing: messages[2].payload)
@@ -60,6 +60,7 @@ struct HomeAssistantUpdatesTests {
         #expect(state["horizontal_error"]?.doubleValue == 12.34)
         #expect(state["spool"]?.doubleValue == 2)
         #expect(state["hdop"] == .null)
+        #expect(state["satellites_used"] == .null)
     }
 
     @Test("given a moving receiver at 1 Hz when fixes arrive then the tracker moves once per interval, latest first")
@@ -73,7 +74,7 @@ struct HomeAssistantUpdatesTests {
             }
         }
         #expect(locations.count == 4)  // at 0, 10, 20 and 30 s
-        #expect(abs(locations[3] - (52 + 600 / 111_195)) < 1e-7)
+        #expect(locations[3] == 52 + 600.0 / 111_195)
     }
 
     @Test("given a parked receiver whose fixes wander within eph when fixes arrive then the tracker stays put for 5 minutes")
@@ -128,7 +129,7 @@ struct HomeAssistantUpdatesTests {
         let state = try JSONValue(parsing: try #require(messages.last { $0.topic == "loctrack/van/state" }).payload)
         #expect(state["satellites_used"]?.doubleValue == 9)
         #expect(state["satellites_seen"]?.doubleValue == 14)
-        #expect(state["hdop"]?.doubleValue == 0.91)
+        #expect(state["hdop"]?.doubleValue == 0.91234)
         #expect(state["pdop"]?.doubleValue == 1.6)
     }
 
