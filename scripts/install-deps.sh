@@ -12,11 +12,13 @@
 #   zsh, fish     the completion tests check the zsh and fish scripts with the shells
 #                 themselves (5 small packages, about 8 MB, no daemons; without them
 #                 those tests are skipped and two of the three scripts go unchecked)
+#   python3-venv  `make ha-test` makes a virtual environment for Home Assistant core
+#                 (Debian's python3 has no venv module without it)
 # Debian/Ubuntu only (apt-get). Uses sudo when not run as root.
 # Does nothing, quickly, when everything is already installed.
 set -euo pipefail
 
-PACKAGES=(libgps-dev gpsd gpsd-clients mosquitto mosquitto-clients libmosquitto-dev dpkg-dev lintian zsh fish)
+PACKAGES=(libgps-dev gpsd gpsd-clients mosquitto mosquitto-clients libmosquitto-dev dpkg-dev lintian zsh fish python3-venv)
 
 installed() { # dpkg's view when there is a dpkg, else look for the files themselves
     local pkg=$1
@@ -33,6 +35,7 @@ installed() { # dpkg's view when there is a dpkg, else look for the files themse
         libmosquitto-dev) pkg-config --exists libmosquitto 2>/dev/null ;;
         dpkg-dev) command -v dpkg-shlibdeps >/dev/null 2>&1 ;;
         lintian | zsh | fish) command -v "$pkg" >/dev/null 2>&1 ;;
+        python3-venv) python3 -c 'import ensurepip, venv' >/dev/null 2>&1 ;;
     esac
 }
 
