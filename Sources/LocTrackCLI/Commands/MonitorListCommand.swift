@@ -10,12 +10,7 @@ struct MonitorListCommand {
     func run() async -> ExitCode {
         let records: [GeofenceRecord]
         do {
-            let monitor = try GeofenceMonitor(named: name)
-            var collected: [GeofenceRecord] = []
-            for identifier in await monitor.identifiers {
-                if let record = await monitor.record(for: identifier) { collected.append(record) }
-            }
-            records = collected
+            records = try await GeofenceMonitor(named: name).records
         } catch {
             printError(error.description)
             return error.exitCode

@@ -118,9 +118,8 @@ struct HomeAssistantRegions {
     func update(from monitor: GeofenceMonitor) async -> Bool {
         guard !sinks.isEmpty else { return true }
         var regions: [String: HomeAssistantUpdates.Region] = [:]
-        for identifier in await monitor.identifiers {
-            let record = await monitor.record(for: identifier)
-            regions[identifier] = .init(name: record?.displayName ?? identifier, inside: record?.state == .satisfied)
+        for record in await monitor.records {
+            regions[record.identifier] = .init(name: record.displayName, inside: record.state == .satisfied)
         }
         var open = true
         for sink in sinks where !sink.setRegions(regions) { open = false }

@@ -135,6 +135,9 @@ public actor GeofenceMonitor {
     /// The identifiers of the monitored conditions, in the order they were added.
     public var identifiers: [String] { engine.snapshot.conditions.map(\.identifier) }
 
+    /// Every condition's record, in the order of ``identifiers``.
+    public var records: [GeofenceRecord] { identifiers.compactMap { record(for: $0) } }
+
     // MARK: Fixes
 
     /// Decides the conditions from a batch of a session's events (statuses decide nothing)
