@@ -298,8 +298,8 @@ kills: deps
 #   make check-unit      systemd-analyze verify dist/systemd/loctrack.service (skipped with a
 #                        note where systemd-analyze is missing)
 # ---------------------------------------------------------------------------
-# The version `loctrack --version` prints.
-VERSION := $(shell sed -n 's/.*static let version = "loctrack \(.*\)".*/\1/p' Sources/LocTrackCLI/Run/HelpText.swift)
+# The version `loctrack --version` prints (HelpText.versionNumber).
+VERSION := $(shell sed -n 's/.*static let versionNumber = "\(.*\)".*/\1/p' Sources/LocTrackCLI/Run/HelpText.swift)
 DEB_REVISION ?= 1
 DEB_SCRATCH ?= .build-deb
 DEB_STAGE := $(DEB_SCRATCH)/stage
