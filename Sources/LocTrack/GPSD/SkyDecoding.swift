@@ -33,8 +33,7 @@ extension SkyView {
 
     /// A count of satellites: a whole number from 0 to 1,000.
     private static func count(_ value: JSONValue?) -> Int? {
-        guard let number = value?.doubleValue, number == number.rounded(), (0...1000).contains(number) else { return nil }
-        return Int(number)
+        wholeNumber(value, in: 0...1000)
     }
 
     /// A dilution of precision is > 0 (gpsd sends none it does not know).
@@ -47,15 +46,15 @@ extension SkyView {
 extension SkyView.Satellite {
     /// One entry of a SKY report's `satellites`; nil without a usable `PRN`.
     init?(report: JSONValue) {
-        guard let prn = report["PRN"]?.doubleValue, prn == prn.rounded(), (1...1000).contains(prn) else { return nil }
+        guard let prn = wholeNumber(report["PRN"], in: 1...1000) else { return nil }
         // gpsd: "ignore gnssid and sigid if svid is zero".
-        let svid = report["svid"]?.doubleValue.flatMap { $0 == $0.rounded() && (1...1000).contains($0) ? Int($0) : nil }
-        let gnssid = report["gnssid"]?.doubleValue.flatMap { $0 == $0.rounded() && (0...7).contains($0) ? Int($0) : nil }
+        let svid = wholeNumber(report["svid"], in: 1...1000)
+        let gnssid = wholeNumber(report["gnssid"], in: 0...7)
         var used = false
         if case .bool(let flag)? = report["used"] { used = flag }
         let health = report["health"]?.doubleValue
         self.init(
-            prn: Int(prn),
+            prn: prn,
             constellation: svid != nil ? gnssid.flatMap(SkyView.Constellation.init(rawValue:)) : nil,
             satelliteID: svid,
             elevation: report["el"]?.doubleValue.flatMap { (-90...90).contains($0) ? $0 : nil },
@@ -64,4 +63,12 @@ extension SkyView.Satellite {
             used: used,
             healthy: health == 1 ? true : health == 2 ? false : nil)
     }
+}
+
+/// A JSON number that is a whole number within `range`, else nil.
+private func wholeNumber(_ value: JSONValue?, in range: ClosedRange<Int>) -> Int? {
+    guard let number = value?.doubleValue, number == number.rounded(),
+          number >= Double(range.lowerBound), number <= Double(range.upperBound)
+    else { return nil }
+    return Int(number)
 }

@@ -203,45 +203,43 @@ extension MonitorCommand {
     }
 
     private static func parseList(_ arguments: ArraySlice<String>) throws(UsageError) -> Command {
-        var name = defaultName
-        var format = ListFormat.text
-        var scanner = ArgumentScanner(arguments, command: OptionTable.monitorList)
-        while let argument = try scanner.next() {
-            switch argument {
-            case .option("--help"), .option("-h"): return .help(topic: .monitor)
-            case .option("--name"): name = try scanner.value(for: "--name")
-            case .option("--format"):
-                let text = try scanner.value(for: "--format")
-                guard let chosen = ListFormat(rawValue: text) else {
-                    throw UsageError.invalidValue(text, option: "--format", expected: "json or text")
-                }
-                format = chosen
-            case .option(let option): throw UsageError.unknownOption(option, command: "monitor list")
-            case .positional(let text): throw UsageError.unexpectedArgument(text, command: "monitor list")
-            }
-        }
+        guard let (name, format) = try parseNameAndFormat(
+            arguments, command: OptionTable.monitorList, format: ListFormat.text, expected: "json or text")
+        else { return .help(topic: .monitor) }
         return .monitor(.list(name: name, format: format))
     }
 
     private static func parseExport(_ arguments: ArraySlice<String>) throws(UsageError) -> Command {
+        guard let (name, format) = try parseNameAndFormat(
+            arguments, command: OptionTable.monitorExport, format: ExportFormat.owntracks, expected: "owntracks")
+        else { return .help(topic: .monitor) }
+        return .monitor(.export(name: name, format: format))
+    }
+
+    /// `monitor list` and `monitor export` take the same two options: `--name`, and a
+    /// `--format` of their own whose default is `format`.
+    /// - Returns: nil when `--help` was asked for.
+    private static func parseNameAndFormat<Format: RawRepresentable<String>>(
+        _ arguments: ArraySlice<String>, command: CommandSpec, format defaultFormat: Format, expected: String
+    ) throws(UsageError) -> (name: String, format: Format)? {
         var name = defaultName
-        var format = ExportFormat.owntracks
-        var scanner = ArgumentScanner(arguments, command: OptionTable.monitorExport)
+        var format = defaultFormat
+        var scanner = ArgumentScanner(arguments, command: command)
         while let argument = try scanner.next() {
             switch argument {
-            case .option("--help"), .option("-h"): return .help(topic: .monitor)
+            case .option("--help"), .option("-h"): return nil
             case .option("--name"): name = try scanner.value(for: "--name")
             case .option("--format"):
                 let text = try scanner.value(for: "--format")
-                guard let chosen = ExportFormat(rawValue: text) else {
-                    throw UsageError.invalidValue(text, option: "--format", expected: "owntracks")
+                guard let chosen = Format(rawValue: text) else {
+                    throw UsageError.invalidValue(text, option: "--format", expected: expected)
                 }
                 format = chosen
-            case .option(let option): throw UsageError.unknownOption(option, command: "monitor export")
-            case .positional(let text): throw UsageError.unexpectedArgument(text, command: "monitor export")
+            case .option(let option): throw UsageError.unknownOption(option, command: command.path)
+            case .positional(let text): throw UsageError.unexpectedArgument(text, command: command.path)
             }
         }
-        return .monitor(.export(name: name, format: format))
+        return (name, format)
     }
 
     private static func parseRun(_ arguments: ArraySlice<String>) throws(UsageError) -> Command {
