@@ -14,6 +14,10 @@ let package = Package(
         .library(name: "LocTrack", targets: ["LocTrack"]),
         .library(name: "LocTrackMonitor", targets: ["LocTrackMonitor"]),
         .library(name: "LocTrackMQTT", targets: ["LocTrackMQTT"]),
+        // What `loctrack serve` does, without the HTTP server: the routes, the event ring,
+        // the live state, access and assets. The server itself (Hummingbird) is the package
+        // in Serve/, so that `stream` and `once` never link it (docs/serve.md).
+        .library(name: "LocTrackWeb", targets: ["LocTrackWeb"]),
         .executable(name: "loctrack", targets: ["loctrack"]),
     ],
     targets: [
@@ -51,6 +55,14 @@ let package = Package(
         .target(name: "LocTrackMQTT", dependencies: ["LocTrack", "LocTrackSystem", "CMosquitto"], swiftSettings: strictSettings),
         // The command line: argument parsing, output formats, signals, exit codes.
         .target(name: "LocTrackCLI", dependencies: ["LocTrack", "LocTrackSystem", "LocTrackMonitor", "LocTrackMQTT"], swiftSettings: strictSettings),
+        // `loctrack serve` without its server: pure request -> response routes, server-sent
+        // events with a replay ring, the live fix/sky/status/regions/track, the token check and
+        // the fixed list of assets. Serve/ wraps it in Hummingbird. No NIO here.
+        .target(
+            name: "LocTrackWeb",
+            dependencies: ["LocTrack", "LocTrackSystem", "LocTrackMonitor", "LocTrackCLI"],
+            swiftSettings: strictSettings
+        ),
         // main.swift: prepare the process, run, exit (exitProcess is LocTrackSystem's).
         .executableTarget(name: "loctrack", dependencies: ["LocTrackCLI", "LocTrackSystem"], swiftSettings: strictSettings),
         // The process harness the test targets share: gpsfake and gpsd, mosquitto, the built
@@ -66,6 +78,11 @@ let package = Package(
             name: "LocTrackHarnessTests",
             dependencies: ["LocTrack", "LocTrackSystem", "LocTrackTestSupport"],
             path: "Tests/LocTrackHarnessTests",
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "LocTrackWebTests",
+            dependencies: ["LocTrack", "LocTrackSystem", "LocTrackMonitor", "LocTrackWeb"],
             swiftSettings: strictSettings
         ),
         .testTarget(
