@@ -14,11 +14,14 @@
 #                 those tests are skipped and two of the three scripts go unchecked)
 #   python3-venv  `make ha-test` makes a virtual environment for Home Assistant core
 #                 (Debian's python3 has no venv module without it)
+#   libjs-leaflet Leaflet for `loctrack serve`'s page (/usr/share/javascript/leaflet)
+#   chromium, chromium-driver, python3-selenium
+#                 `make serve-test` drives the page in a real headless browser
 # Debian/Ubuntu only (apt-get). Uses sudo when not run as root.
 # Does nothing, quickly, when everything is already installed.
 set -euo pipefail
 
-PACKAGES=(libgps-dev gpsd gpsd-clients mosquitto mosquitto-clients libmosquitto-dev dpkg-dev lintian zsh fish python3-venv)
+PACKAGES=(libgps-dev gpsd gpsd-clients mosquitto mosquitto-clients libmosquitto-dev dpkg-dev lintian zsh fish python3-venv libjs-leaflet chromium chromium-driver python3-selenium)
 
 installed() { # dpkg's view when there is a dpkg, else look for the files themselves
     local pkg=$1
@@ -36,6 +39,10 @@ installed() { # dpkg's view when there is a dpkg, else look for the files themse
         dpkg-dev) command -v dpkg-shlibdeps >/dev/null 2>&1 ;;
         lintian | zsh | fish) command -v "$pkg" >/dev/null 2>&1 ;;
         python3-venv) python3 -c 'import ensurepip, venv' >/dev/null 2>&1 ;;
+        libjs-leaflet) [ -f /usr/share/javascript/leaflet/leaflet.js ] ;;
+        chromium) command -v chromium >/dev/null 2>&1 ;;
+        chromium-driver) command -v chromedriver >/dev/null 2>&1 ;;
+        python3-selenium) /usr/bin/python3 -c 'import selenium' >/dev/null 2>&1 ;;
     esac
 }
 
