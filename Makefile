@@ -4,7 +4,8 @@
 #   make deps             install what is missing (apt, sudo when not root): libgps-dev, gpsd,
 #                         gpsd-clients; mosquitto, mosquitto-clients, libmosquitto-dev (MQTT);
 #                         dpkg-dev, lintian (make deb); zsh, fish (the completion tests);
-#                         python3-venv (make ha-test)
+#                         python3-venv (make ha-test); libjs-leaflet (loctrack serve's page);
+#                         chromium, chromium-driver, python3-selenium (make serve-test)
 #   make test             debug build + swift test (swift-testing): unit, reader (socketpair
 #                         gpsd), fuzz, and end-to-end tests against a real gpsd via gpsfake
 #   make demo             replay demo/track.nmea through gpsfake + gpsd into `loctrack stream`
