@@ -163,9 +163,10 @@
       }
       L.control.scale({ position: 'bottomleft' }).addTo(map);
 
-      // Regions below the track, the fix above everything.
+      // Regions below the track; the fix above everything, the regions' labels
+      // (tooltipPane, 650) included: standing in a region must not hide the fix.
       map.createPane('regions').style.zIndex = '350';
-      map.createPane('fix').style.zIndex = '450';
+      map.createPane('fix').style.zIndex = '660';
 
       this.map = map;
       this.track = L.polyline([], {
@@ -285,7 +286,8 @@
   const Panel = {
     showFix(fix) {
       setText('fix-mode', Words.mode(fix.mode) || '—');
-      setText('fix-status', Words.fixStatus(fix.status));
+      // A fix known only from the track has no mode, hence no status either.
+      setText('fix-status', fix.mode != null ? Words.fixStatus(fix.status) : '—');
       setText('position', Words.position(fix.lat, fix.lon));
       setText('eph', Words.eph(fix.eph));
       setText('fix-time', Words.time(fix.time));
@@ -309,7 +311,7 @@
 
     showStatus(status) {
       if (!status) return;
-      const gpsd = status.gpsd + (status.release ? ` (${status.release})` : '');
+      const gpsd = status.gpsd + (status.gpsd === 'connected' && status.release ? ` (${status.release})` : '');
       setText('gpsd-state', status.gpsd ? gpsd : '—');
       setText('receiver-state', status.receiver || '—');
       if (status.device) setText('device', status.device);
@@ -387,6 +389,11 @@
     setup() {
       const follow = $('follow');
       follow.addEventListener('change', () => Controls.setFollow(follow.checked));
+      // Leaflet's bottom controls sit above the summary line, however high it wraps.
+      const summary = $('summary');
+      const measure = () => document.documentElement.style.setProperty('--sheet-h', `${summary.offsetHeight}px`);
+      if ('ResizeObserver' in window) new ResizeObserver(measure).observe(summary);
+      measure();
       const panel = $('panel');
       const toggle = $('panel-toggle');
       toggle.addEventListener('click', () => {
@@ -557,6 +564,19 @@
     Panel.showRegionList();
   }
 
+  let regionsRefreshing = false;
+  async function refreshRegions() {
+    if (regionsRefreshing) return;
+    regionsRefreshing = true;
+    try {
+      setRegions(await getJSON('api/regions'));
+    } catch (error) {
+      console.warn('loctrack: reloading the regions failed', error);
+    } finally {
+      regionsRefreshing = false;
+    }
+  }
+
   /* ---- events ---- */
 
   const handlers = {
@@ -597,8 +617,12 @@
       tick();
     },
     region(event) {
-      const region = event && state.regions.get(String(event.id));
-      if (!region || typeof event.state !== 'string') return;
+      if (!event || typeof event.state !== 'string') return;
+      const region = state.regions.get(String(event.id));
+      if (!region) {
+        refreshRegions(); // a region this page has not seen: the monitor changed
+        return;
+      }
       region.state = event.state;
       const colour = regionColour(event.state);
       if (region.layer) region.layer.setStyle({ color: colour, fillColor: colour });
