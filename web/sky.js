@@ -110,7 +110,7 @@
     }
   }
 
-  const BAR = 18;        // px per satellite
+  const BAR = 22;        // px per satellite: room for a three-digit PRN
   const PLOT_H = 100;    // px for 0…MAX_DBHZ
   const MAX_DBHZ = 60;
   const AXIS_W = 26;
