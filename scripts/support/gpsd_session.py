@@ -3,7 +3,8 @@
 What gpsd says (the VERSION banner, the replay, the answers to requests) and what it
 reads (the client's requests, parsed as gpsd parses them). Every wait here ends when the
 client closes, when the server stops, or at a deadline (the ?WATCH wait: the server's
-watch_timeout; a pause or a linger: its length; the wait after a hang-up: 5 s).
+watch_timeout; a pause or a linger: its length; the wait after a hang-up, and for the reader
+at the close: 5 s).
 """
 
 from __future__ import annotations
@@ -64,6 +65,7 @@ class Session:
         if server.poll_tpv:
             self.last["TPV"] = server.poll_tpv
         self.pending: List[bytes] = []  # burst: lines not written yet
+        self.readers: List[threading.Thread] = []  # the threads that recv() on sock: close() waits for them
 
     def send(self, data: bytes) -> None:
         with self.send_lock:
@@ -84,7 +86,7 @@ class Session:
             self._not_gpsd()
             return
         self.send(server.banner + self.end)
-        threading.Thread(target=self._read_requests, name="fake_gpsd-reader", daemon=True).start()
+        self._start_reader(self._read_requests, "fake_gpsd-reader")
         if server.require_watch and not self._wait_watch():
             return
         record.watched = True
@@ -201,7 +203,7 @@ class Session:
     def _not_gpsd(self) -> None:
         """A peer that is not gpsd: its own greeting (or nothing), no answers, never a VERSION."""
         server, record = self.server, self.record
-        threading.Thread(target=self._discard_requests, name="fake_gpsd-discard", daemon=True).start()
+        self._start_reader(self._discard_requests, "fake_gpsd-discard")
         next_chatter = time.monotonic()
         while not self.client_closed.is_set() and not self._stopping():
             if server.not_gpsd and time.monotonic() >= next_chatter:
@@ -219,9 +221,31 @@ class Session:
             time.sleep(0.02)
         record.ended = self._gone()
 
+    def close(self) -> None:
+        """Closes the connection however the session ended (hung up, client gone, server stopped
+        mid-replay), so that the client sees it end now.
+
+        A plain close() while the reader thread is blocked in recv() does not release the socket:
+        the kernel sends no FIN (nor the RST of `reset`) until that recv returns, which for a client
+        waiting silently for gpsd is never, and stop() no longer lists the socket once the session
+        is over. shutdown(SHUT_RD) ends the recv and sends nothing; the reader is joined, so no
+        thread uses the descriptor's number after the close (it may be another socket's by then)."""
+        try:
+            self.sock.shutdown(socket.SHUT_RD)
+        except OSError:
+            pass  # closed already by the server's stop()
+        for reader in self.readers:
+            reader.join(HANGUP_WAIT)
+        close_quietly(self.sock)
+
+    def _start_reader(self, target: Callable[[], None], name: str) -> None:
+        reader = threading.Thread(target=target, name=name, daemon=True)
+        self.readers.append(reader)
+        reader.start()
+
     def _receive(self, consume: Callable[[bytes], None]) -> None:
         """Passes what the client sends to consume(), chunk by chunk, until it closes (then marks
-        it closed). The server's stop() shuts the socket down, which ends the recv."""
+        it closed). The server's stop() and close() shut the socket down, which ends the recv."""
         try:
             while True:
                 try:
@@ -240,7 +264,7 @@ class Session:
     def _hang_up(self) -> None:
         if self.server.reset:
             self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-            return  # the close in FakeGpsd._serve sends the RST
+            return  # close() (from FakeGpsd._serve) sends the RST
         # Orderly: FIN after everything sent, then wait (briefly) for the client to
         # close, so a request it sends meanwhile cannot turn the close into an RST
         # that would discard data it has not read yet.

@@ -278,7 +278,7 @@ class FakeGpsd:
         except OSError as error:  # the client went away mid-write
             record.ended = record.ended or ("socket error: %s" % error)
         finally:
-            close_quietly(sock)
+            session.close()
             with self._lock:
                 if sock in self._sockets:
                     self._sockets.remove(sock)
