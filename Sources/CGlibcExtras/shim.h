@@ -10,6 +10,7 @@
 #endif
 #include <malloc.h>
 #include <pthread.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 
 // Names the calling thread (15 bytes are kept), as `top -H` and
@@ -29,6 +30,13 @@ static inline int loctrack_limit_malloc_arenas(int count) {
 // build's import order; read here, it always compiles.
 static inline long long loctrack_modification_nanoseconds(const struct stat *status) {
     return (long long)status->st_mtim.tv_sec * 1000000000LL + status->st_mtim.tv_nsec;
+}
+
+// Fills `buffer` with `length` bytes from the kernel's random source (getrandom(2),
+// glibc 2.25; Swift's Glibc module leaves <sys/random.h> out). Returns the bytes
+// written, or -1 with errno set.
+static inline long loctrack_random_bytes(void *buffer, unsigned long length) {
+    return (long)getrandom(buffer, length, 0);
 }
 
 #endif
