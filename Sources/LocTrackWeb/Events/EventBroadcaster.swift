@@ -100,6 +100,9 @@ package struct EventBroadcaster<Waiter: Sendable>: Sendable {
     /// The number of open streams.
     package var streamCount: Int { subscribers.count }
 
+    /// The number of streams waiting in `next()` for an event.
+    package var waitingCount: Int { subscribers.values.count { $0.waiter != nil } }
+
     /// The id of the latest event (`RUN-0` before the first).
     package var lastEventID: EventID { EventID(run: run, sequence: ring.lastSequence) }
 

@@ -41,6 +41,13 @@ public struct TrackPoint: Sendable, Equatable {
             startsSegment: startsSegment)
     }
 
+    /// Equal values; unknown equals unknown (NaN, stored, would not).
+    public static func == (lhs: TrackPoint, rhs: TrackPoint) -> Bool {
+        lhs.time == rhs.time && lhs.latitude == rhs.latitude && lhs.longitude == rhs.longitude
+            && lhs.horizontalError == rhs.horizontalError && lhs.altitudeMSL == rhs.altitudeMSL
+            && lhs.altitudeHAE == rhs.altitudeHAE && lhs.flags == rhs.flags
+    }
+
     /// gpsd's `eph`, metres.
     package var horizontalError: Double? { Self.value(horizontalErrorValue) }
     package var altitudeMSL: Double? { Self.value(altitudeMSLValue) }

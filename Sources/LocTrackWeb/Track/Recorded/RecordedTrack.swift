@@ -109,8 +109,8 @@ public struct RecordedTrack: Sendable {
             guard !chunk.isEmpty else { break }
             offset += Int64(chunk.count)
             lines.take(chunk) { line in
-                if let point = TPVLineScanner.point(line), point.time >= since {
-                    points.append(point)
+                if let point = TPVLineScanner.point(line) {
+                    if point.time >= since { points.append(point) }
                 } else if !line.allSatisfy({ $0 == 0x20 || $0 == 0x0D || $0 == 0x09 }) {
                     skipped += 1
                 }
