@@ -1,3 +1,5 @@
+import LocTrack
+@testable import LocTrackCLI
 @testable import LocTrackWeb
 import Testing
 
@@ -54,6 +56,18 @@ struct TrackFormatsTests {
             </gpx>
 
             """)
+    }
+
+    @Test("given fixes when serve writes them as GPX then each <trkpt> line is the one stream --format gpx writes", arguments: [
+        TestFixes.fix(second: 1),
+        Fix(time: Timestamp(seconds: TestFixes.start, nanoseconds: 123_000_000), mode: .twoD, status: .dgps, latitude: -33.8568,
+            longitude: 151.2153, altitudeHAE: 20.25),
+        Fix(time: Timestamp(seconds: TestFixes.start), mode: .threeD, latitude: 0, longitude: -0.5, horizontalError: 0.014),
+    ])
+    func gpxLikeStream(fix: Fix) {
+        var encoder = GPXEncoder()
+        let stream = encoder.begin() + encoder.encode(fix) + encoder.end()
+        #expect(String(decoding: TrackGPX.encode([TrackPoint(fix)]), as: UTF8.self) == stream)
     }
 
     @Test("given a silence over 10 s, time going back, and a reported break when written as GPX then each starts a segment")
