@@ -165,15 +165,16 @@ package struct EventBroadcaster<Waiter: Sendable>: Sendable {
         ring.append(chunk)
         var resumptions: [Resumption] = []
         var cutOff: [SubscriberID] = []
-        for index in subscribers.indices {
-            let (subscriberID, subscriber) = subscribers[index]
-            subscribers.values[index].lastQueued = now
+        let queueLimit = UInt64(limits.queueLimit)
+        let oldestHeld = ring.firstSequence
+        forEachSubscriber { subscriberID, subscriber in
+            subscriber.lastQueued = now
             if let waiter = subscriber.waiter {
-                subscribers.values[index].waiter = nil
-                subscribers.values[index].cursor = id.sequence + 1
+                subscriber.waiter = nil
+                subscriber.cursor = id.sequence + 1
                 resumptions.append(Resumption(waiter: waiter, chunk: chunk))
-            } else if id.sequence + 1 - max(subscriber.cursor, subscriber.liveFrom) > UInt64(limits.queueLimit)
-                        || subscriber.cursor < ring.firstSequence {
+            } else if id.sequence + 1 - max(subscriber.cursor, subscriber.liveFrom) > queueLimit
+                        || subscriber.cursor < oldestHeld {
                 cutOff.append(subscriberID)
             }
         }
@@ -185,19 +186,32 @@ package struct EventBroadcaster<Waiter: Sendable>: Sendable {
     /// ``Limits/keepAliveMilliseconds``, resuming those that wait.
     package mutating func keepAlive(now: Int64) -> [Resumption] {
         var resumptions: [Resumption] = []
-        for index in subscribers.indices {
-            let subscriber = subscribers.values[index]
-            let idle = subscriber.reset == nil && subscriber.cursor > ring.lastSequence && !subscriber.keepAliveDue
-            guard idle, now - subscriber.lastQueued >= limits.keepAliveMilliseconds else { continue }
-            subscribers.values[index].lastQueued = now
+        let lastSequence = ring.lastSequence
+        let quiet = limits.keepAliveMilliseconds
+        forEachSubscriber { _, subscriber in
+            let idle = subscriber.reset == nil && subscriber.cursor > lastSequence && !subscriber.keepAliveDue
+            guard idle, now - subscriber.lastQueued >= quiet else { return }
+            subscriber.lastQueued = now
             if let waiter = subscriber.waiter {
-                subscribers.values[index].waiter = nil
+                subscriber.waiter = nil
                 resumptions.append(Resumption(waiter: waiter, chunk: ServerSentEvent.keepAlive))
             } else {
-                subscribers.values[index].keepAliveDue = true
+                subscriber.keepAliveDue = true
             }
         }
         return resumptions
+    }
+
+    /// Runs `body` on each subscriber in place. Walked by index, not `for index in
+    /// subscribers.indices`: that collection keeps a reference to the dictionary's storage,
+    /// and the first change would then copy the whole dictionary, on every publish.
+    private mutating func forEachSubscriber(_ body: (SubscriberID, inout Subscriber) -> Void) {
+        var index = subscribers.startIndex
+        while index != subscribers.endIndex {
+            let id = subscribers.keys[index]
+            body(id, &subscribers.values[index])
+            subscribers.formIndex(after: &index)
+        }
     }
 
     /// Ends every stream (the server stops); later subscriptions end at once. Returns the

@@ -3,8 +3,8 @@
 public struct LiveSetupError: Error, Sendable, Equatable, CustomStringConvertible {
     /// One line, without `loctrack: ` and without a newline.
     public let description: String
-    /// 64 a wrong name or pattern, 65 a corrupt monitor state file, 74 a file that cannot
-    /// be read, 75 a monitor file that is locked in a way that cannot be waited out.
+    /// 64 a wrong name or pattern, or a monitor without regions; 65 a corrupt monitor state
+    /// file; 74 a file that cannot be read (docs/exit-codes.md).
     public let exitCode: Int32
 
     package init(_ description: String, exitCode: Int32) {
