@@ -139,7 +139,8 @@ package struct EventBroadcaster<Waiter: Sendable>: Sendable {
         var chunk = subscriber.reset ?? []
         subscriber.reset = nil
         while chunk.count < limits.batchBytes, let event = ring[subscriber.cursor] {
-            chunk += event
+            // One event alone is handed out as the ring holds it: no copy.
+            if chunk.isEmpty { chunk = event } else { chunk += event }
             subscriber.cursor += 1
         }
         if chunk.isEmpty, subscriber.keepAliveDue { chunk = ServerSentEvent.keepAlive }
