@@ -3,7 +3,7 @@ package import LocTrack
 /// One fix of the track as `serve` keeps it: what points, GeoJSON and GPX need, in 40
 /// bytes without references (a `Fix` is a box of ~450 bytes of optionals). 200,000 of
 /// them, the most the track keeps, are 8 MB in one allocation.
-public struct TrackPoint: Sendable, Equatable {
+package struct TrackPoint: Sendable, Equatable {
     /// The receiver's time, milliseconds since 1970 UTC.
     package var time: Int64
     package var latitude: Double
@@ -42,7 +42,7 @@ public struct TrackPoint: Sendable, Equatable {
     }
 
     /// Equal values; unknown equals unknown (NaN, stored, would not).
-    public static func == (lhs: TrackPoint, rhs: TrackPoint) -> Bool {
+    package static func == (lhs: TrackPoint, rhs: TrackPoint) -> Bool {
         lhs.time == rhs.time && lhs.latitude == rhs.latitude && lhs.longitude == rhs.longitude
             && lhs.horizontalError == rhs.horizontalError && lhs.altitudeMSL == rhs.altitudeMSL
             && lhs.altitudeHAE == rhs.altitudeHAE && lhs.flags == rhs.flags
