@@ -82,7 +82,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LocTrackWebTests",
-            dependencies: ["LocTrack", "LocTrackSystem", "LocTrackMonitor", "LocTrackWeb"],
+            dependencies: ["LocTrack", "LocTrackSystem", "LocTrackMonitor", "LocTrackCLI", "LocTrackWeb"],
             swiftSettings: strictSettings
         ),
         .testTarget(

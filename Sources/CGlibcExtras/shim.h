@@ -31,4 +31,16 @@ static inline long long loctrack_modification_nanoseconds(const struct stat *sta
     return (long long)status->st_mtim.tv_sec * 1000000000LL + status->st_mtim.tv_nsec;
 }
 
+// getrandom(2) (glibc 2.25), declared as <sys/random.h> declares it (ssize_t and size_t
+// are the sizes of long on Linux). Swift's Glibc module leaves that header out, and it is
+// not included here either: it brings <sys/types.h> and <sys/select.h>, and fd_set would
+// then belong to this module and clash with Dispatch's in the targets that import Foundation.
+extern long getrandom(void *buffer, unsigned long length, unsigned int flags);
+
+// Fills `buffer` with `length` bytes from the kernel's random source. Returns the bytes
+// written, or -1 with errno set.
+static inline long loctrack_random_bytes(void *buffer, unsigned long length) {
+    return getrandom(buffer, length, 0);
+}
+
 #endif

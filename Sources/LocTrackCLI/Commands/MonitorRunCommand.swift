@@ -274,7 +274,7 @@ struct OwnTracksTransitions {
 
 extension GeofenceError {
     /// The exit code for this error (docs/exit-codes.md).
-    var exitCode: ExitCode {
+    package var exitCode: ExitCode {
         switch self {
         case .invalidLatitude, .invalidLongitude, .invalidRadius, .invalidGeometry, .invalidName,
              .invalidIdentifier, .invalidTitle, .unknownIdentifier:

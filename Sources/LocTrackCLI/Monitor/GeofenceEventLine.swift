@@ -1,12 +1,12 @@
 import LocTrack
-import LocTrackMonitor
+package import LocTrackMonitor
 
 /// One monitor event as one output line, in `monitor run`'s formats (docs/json.md).
-enum GeofenceEventLine {
+package enum GeofenceEventLine {
     /// `{"class":"EVENT","monitor":…,"id":…,"state":…,"previous":…,"time":…,"lat":…,"lon":…,"eph":…}`,
     /// plus `"accuracyLimited":true` when the fixes could not decide. Values that are not
     /// known (no fix for `unmonitored`, no eph) are left out.
-    static func json(_ event: GeofenceEvent) -> String {
+    package static func json(_ event: GeofenceEvent) -> String {
         var line = "{\"class\":\"EVENT\",\"monitor\":\"\(JSONText.escaped(event.monitor))\""
         line += ",\"id\":\"\(JSONText.escaped(event.identifier))\",\"state\":\"\(event.state)\""
         line += ",\"previous\":\"\(event.previousState)\""

@@ -1,4 +1,4 @@
-import LocTrack
+package import LocTrack
 
 /// The bytes of one batch of output lines, built without Strings.
 ///
@@ -6,20 +6,20 @@ import LocTrack
 /// machinery (capacity checks, UTF-8 validation, a String per number); the line
 /// formats that a flood uses (json, geojson) write their bytes here instead, one
 /// buffer per batch, which ``OutputWriter`` writes with one `write`.
-struct OutputBytes {
-    private(set) var bytes: [UInt8] = []
+package struct OutputBytes {
+    private(set) package var bytes: [UInt8] = []
 
-    var count: Int { bytes.count }
+    package var count: Int { bytes.count }
 
-    init(reservingCapacity capacity: Int = 0) {
+    package init(reservingCapacity capacity: Int = 0) {
         bytes.reserveCapacity(capacity)
     }
 
-    mutating func append(_ text: StaticString) {
+    package mutating func append(_ text: StaticString) {
         text.withUTF8Buffer { bytes.append(contentsOf: $0) }
     }
 
-    mutating func append(_ text: String) {
+    package mutating func append(_ text: String) {
         // A native String's UTF-8 is contiguous: one copy instead of a generic append.
         if text.utf8.withContiguousStorageIfAvailable({ bytes.append(contentsOf: $0) }) == nil {
             bytes.append(contentsOf: text.utf8)
@@ -29,7 +29,7 @@ struct OutputBytes {
     /// `text` as the inside of a JSON string literal (``JSONText/escaped(_:)``). Text that
     /// needs no escaping (a device path) is copied straight from its UTF-8: one pass and
     /// one copy, no String in between (this runs for every fix's device).
-    mutating func appendJSONEscaped(_ text: String) {
+    package mutating func appendJSONEscaped(_ text: String) {
         let copied = text.utf8.withContiguousStorageIfAvailable { utf8 -> Bool in
             for byte in utf8 where byte == 0x22 || byte == 0x5C || byte < 0x20 { return false }
             bytes.append(contentsOf: utf8)
@@ -38,17 +38,17 @@ struct OutputBytes {
         if copied != true { append(JSONText.escaped(text)) }
     }
 
-    mutating func append(byte: UInt8) {
+    package mutating func append(byte: UInt8) {
         bytes.append(byte)
     }
 
     /// Replaces bytes already appended (a length known only once what follows is written).
-    mutating func overwrite(at offset: Int, with replacement: [UInt8]) {
+    package mutating func overwrite(at offset: Int, with replacement: [UInt8]) {
         bytes.replaceSubrange(offset..<(offset + replacement.count), with: replacement)
     }
 
     /// A non-negative integer in decimal, at least `width` digits (zero-padded, at most 20).
-    mutating func append(_ value: UInt64, width: Int = 1) {
+    package mutating func append(_ value: UInt64, width: Int = 1) {
         // Digits are written backwards into a small buffer and appended with one copy:
         // generic appends (repeatElement, slices) cost more than the digits themselves.
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
@@ -67,13 +67,13 @@ struct OutputBytes {
         }
     }
 
-    mutating func append(_ value: Int) {
+    package mutating func append(_ value: Int) {
         if value < 0 { append(byte: 0x2D) }
         append(UInt64(value.magnitude))
     }
 
     /// A time as gpsd writes it, `2026-11-22T04:25:03.240Z` (``Timestamp/iso8601``).
-    mutating func append(_ time: Timestamp) {
+    package mutating func append(_ time: Timestamp) {
         let fields = time.utcFields
         guard fields.year >= 0 else { return append(time.iso8601) }
         append(UInt64(fields.year), width: 4)
@@ -93,7 +93,7 @@ struct OutputBytes {
     }
 
     /// `value` with exactly `decimals` digits after the point, as printf's `%.*f` writes it.
-    mutating func appendFixed(_ value: Double, decimals: Int) {
+    package mutating func appendFixed(_ value: Double, decimals: Int) {
         guard let parts = FixedPoint.parts(of: value, decimals: decimals) else {
             append(FixedPoint.printf(value, decimals: decimals))
             return

@@ -29,7 +29,7 @@ public enum OutputFormat: String, CaseIterable, Equatable, Sendable {
 
     /// The format a file name's extension names, or nil (`.json`, `.jsonl` and others name
     /// none: JSON lines, OwnTracks and GeoJSON lines are all JSON).
-    static func named(byExtensionOf fileName: String) -> OutputFormat? {
+    package static func named(byExtensionOf fileName: String) -> OutputFormat? {
         let name = fileName.split(separator: "/").last.map(String.init) ?? fileName
         let parts = name.split(separator: ".")
         guard parts.count > 1, let suffix = parts.last?.lowercased() else { return nil }

@@ -27,7 +27,7 @@ struct RecordFrameEncoder: FixEncoder {
         lastTime = fix.time
         let isGPX = format == .gpx
         RecordFrame.append(seconds: fix.time.seconds, startsSegment: startsSegment, into: &output) { payload in
-            if isGPX { payload.append(GPXEncoder.point(fix)) } else { lineEncoder.encode(fix, into: &payload) }
+            if isGPX { GPXEncoder.writePoint(fix, into: &payload) } else { lineEncoder.encode(fix, into: &payload) }
         }
     }
 

@@ -75,6 +75,29 @@ package struct MonitorStore: Sendable {
         return try readLocked()
     }
 
+    /// The state as stored, for a reader that must change nothing (`serve`): nil when
+    /// there is no state file. Unlike ``read()`` it creates nothing, neither the folder nor
+    /// the lock file: the lock file is opened read-only and locked shared when it exists,
+    /// so the read never falls between an update's read and write or into a journal
+    /// append; without one, no loctrack has written this state through ``update(_:)``
+    /// (a copied file), and the file is read unlocked.
+    package func readWithoutWriting() throws(GeofenceError) -> MonitorSnapshot? {
+        guard fileExists(statePath) else { return nil }
+        let lockDescriptor: Int32?
+        do {
+            lockDescriptor = try openFile(lockPath, .readOnly)
+        } catch where error == .noSuchFile {
+            lockDescriptor = nil
+        } catch {
+            throw .stateFileIO(path: lockPath, operation: "open", errorNumber: error.code)
+        }
+        defer {
+            if let lockDescriptor { closeDescriptor(lockDescriptor) }
+        }
+        if let lockDescriptor { try lock(lockDescriptor, .shared, as: "lock (shared)") }
+        return try readLocked()
+    }
+
     /// Reads the state, applies `change`, and writes the result if it differs, all under
     /// the exclusive lock.
     ///

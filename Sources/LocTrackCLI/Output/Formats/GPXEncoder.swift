@@ -1,13 +1,13 @@
-import LocTrack
+package import LocTrack
 
 /// GPX 1.1: one `<trk>`, a new `<trkseg>` after a gap in time or a loss of fix.
 ///
 /// Each point has `<ele>` (above mean sea level, else the ellipsoid), `<time>`
 /// and `<fix>`. gpsd's error estimates are not DOPs, so there is no `<hdop>`:
 /// `eph` goes in an extension element instead.
-struct GPXEncoder: FixEncoder {
+package struct GPXEncoder: FixEncoder {
     /// A longer silence between two fixes starts a new segment.
-    static let gapSeconds = 10.0
+    package static let gapSeconds = 10.0
     static let extensionNamespace = "urn:loctrack:gpx:1"
 
     private var segmentOpen = false
@@ -15,7 +15,7 @@ struct GPXEncoder: FixEncoder {
     private var breakRequested = false
 
     /// The document up to the first segment.
-    static let header = """
+    package static let header = """
         <?xml version="1.0" encoding="UTF-8"?>
         <gpx version="1.1" creator="loctrack" xmlns="http://www.topografix.com/GPX/1/1" \
         xmlns:loctrack="\(extensionNamespace)">
@@ -23,10 +23,10 @@ struct GPXEncoder: FixEncoder {
             <name>loctrack</name>
 
         """
-    static let segmentStart = "    <trkseg>\n"
-    static let segmentEnd = "    </trkseg>\n"
+    package static let segmentStart = "    <trkseg>\n"
+    package static let segmentEnd = "    </trkseg>\n"
     /// What closes the document after the last segment.
-    static let documentEnd = "  </trk>\n</gpx>\n"
+    package static let documentEnd = "  </trk>\n</gpx>\n"
 
     mutating func begin() -> String { Self.header }
 
@@ -54,25 +54,46 @@ struct GPXEncoder: FixEncoder {
 
     /// The `<trkpt>` line of `fix`, with its newline.
     static func point(_ fix: Fix) -> String {
-        var text = "      <trkpt lat=\""
-        text.appendFixed(fix.latitude, decimals: 9)
-        text += "\" lon=\""
-        text.appendFixed(fix.longitude, decimals: 9)
-        text += "\">"
-        if let elevation = fix.altitudeMSL ?? fix.altitudeHAE {
-            text += "<ele>"
-            text.appendFixed(elevation, decimals: 3)
-            text += "</ele>"
+        var bytes = OutputBytes(reservingCapacity: 200)
+        writePoint(fix, into: &bytes)
+        return String(decoding: bytes.bytes, as: UTF8.self)
+    }
+
+    /// Appends the `<trkpt>` line of `fix`, with its newline, to `line`.
+    static func writePoint(_ fix: Fix, into line: inout OutputBytes) {
+        writePoint(
+            latitude: fix.latitude, longitude: fix.longitude, elevation: fix.altitudeMSL ?? fix.altitudeHAE,
+            time: fix.time, fixType: fixType(fix), horizontalError: fix.horizontalError, into: &line)
+    }
+
+    /// The `<trkpt>` line of a point, with its newline, appended to `line`: for writers that
+    /// keep a track's values without `Fix`es (`serve`'s track download).
+    /// - Parameter elevation: above mean sea level, else the ellipsoid.
+    package static func writePoint(
+        latitude: Double, longitude: Double, elevation: Double?, time: Timestamp, fixType: StaticString,
+        horizontalError: Double?, into line: inout OutputBytes
+    ) {
+        line.append("      <trkpt lat=\"")
+        line.appendFixed(latitude, decimals: 9)
+        line.append("\" lon=\"")
+        line.appendFixed(longitude, decimals: 9)
+        line.append("\">")
+        if let elevation {
+            line.append("<ele>")
+            line.appendFixed(elevation, decimals: 3)
+            line.append("</ele>")
         }
-        text += "<time>\(fix.time.iso8601)</time>"
-        text += "<fix>\(fixType(fix))</fix>"
-        if let error = fix.horizontalError {
-            text += "<extensions><loctrack:eph>"
-            text.appendFixed(error, decimals: 3)
-            text += "</loctrack:eph></extensions>"
+        line.append("<time>")
+        line.append(time)
+        line.append("</time><fix>")
+        line.append(fixType)
+        line.append("</fix>")
+        if let horizontalError {
+            line.append("<extensions><loctrack:eph>")
+            line.appendFixed(horizontalError, decimals: 3)
+            line.append("</loctrack:eph></extensions>")
         }
-        text += "</trkpt>\n"
-        return text
+        line.append("</trkpt>\n")
     }
 
     /// The next fix starts a new segment (closed there, so no segment is ever empty).
@@ -87,8 +108,13 @@ struct GPXEncoder: FixEncoder {
         return text
     }
 
-    static func fixType(_ fix: Fix) -> String {
-        if fix.status == .dgps { return "dgps" }
-        return fix.mode == .threeD ? "3d" : "2d"
+    static func fixType(_ fix: Fix) -> StaticString {
+        fixType(mode: fix.mode, status: fix.status)
+    }
+
+    /// GPX's `<fix>`: `dgps` for gpsd's DGPS status, else `2d` or `3d`.
+    package static func fixType(mode: Fix.Mode, status: Fix.Status) -> StaticString {
+        if status == .dgps { return "dgps" }
+        return mode == .threeD ? "3d" : "2d"
     }
 }

@@ -1,16 +1,16 @@
-import LocTrack
+package import LocTrack
 
 /// gpsd's TPV as one JSON line: gpsd's field names, order, units and decimals
 /// (`man gpsd_json`); a value that is unknown is left out, never `null` or `NaN`.
-enum JSONLine {
-    static func format(_ fix: Fix) -> String {
+package enum JSONLine {
+    package static func format(_ fix: Fix) -> String {
         var bytes = OutputBytes(reservingCapacity: 400)
         write(fix, into: &bytes)
         return String(decoding: bytes.bytes, as: UTF8.self)
     }
 
     /// Appends the line, with its newline, to `line`.
-    static func write(_ fix: Fix, into line: inout OutputBytes, newline: Bool = true) {
+    package static func write(_ fix: Fix, into line: inout OutputBytes, newline: Bool = true) {
         line.append("{\"class\":\"TPV\"")
         if let device = fix.device {
             line.append(",\"device\":\"")

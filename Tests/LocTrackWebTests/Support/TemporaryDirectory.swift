@@ -1,0 +1,38 @@
+import Glibc
+import LocTrackSystem
+import Testing
+
+/// A fresh directory under /tmp for one test, removed with everything in it afterwards.
+struct TemporaryDirectory: ~Copyable {
+    let path: String
+
+    init() throws {
+        var template = Array("/tmp/loctrack-web-XXXXXX".utf8CString)
+        let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
+        path = String(cString: try #require(made))
+    }
+
+    deinit {
+        Self.remove(path)
+    }
+
+    /// Writes `text` as the file `name` in the directory (its folders created).
+    func write(_ text: String, to name: String) throws {
+        let file = path + "/" + name
+        if let slash = file.utf8.lastIndex(of: UInt8(ascii: "/")) {
+            try makeDirectories(String(file[..<slash]), mode: 0o755)
+        }
+        let descriptor = try openFile(file, [.writeOnly, .create], mode: 0o644)
+        defer { closeDescriptor(descriptor) }
+        try writeAll(descriptor, Array(text.utf8), at: 0)
+    }
+
+    private static func remove(_ path: String) {
+        if let names = try? listDirectory(path) {
+            for name in names { remove(path + "/" + name) }
+            rmdir(path)
+        } else {
+            unlink(path)
+        }
+    }
+}
