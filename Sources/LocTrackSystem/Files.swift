@@ -131,6 +131,37 @@ package func fileIdentity(_ path: String) throws(Errno) -> (device: UInt64, inod
             Int64(loctrack_modification_nanoseconds(&status)))
 }
 
+/// What ``descriptorStatus(_:)`` reports of an open file.
+package struct DescriptorStatus: Equatable, Sendable {
+    /// The permission bits (`st_mode & 07777`): `0o600` is read and write for the owner only.
+    package let permissions: UInt32
+    /// Whether it is a regular file (not a directory, a device, a FIFO or a socket).
+    package let isRegularFile: Bool
+    package let size: Int64
+}
+
+/// `fstat(2)` of `descriptor`: its permissions, kind and size. Checking the file that was
+/// opened (not its name again) leaves no gap between the check and the read.
+package func descriptorStatus(_ descriptor: Int32) throws(Errno) -> DescriptorStatus {
+    var status = stat()
+    guard fstat(descriptor, &status) == 0 else { throw .current }
+    return DescriptorStatus(permissions: UInt32(status.st_mode) & 0o7777,
+                            isRegularFile: status.st_mode & S_IFMT == S_IFREG, size: Int64(status.st_size))
+}
+
+/// Whether `path` is a regular file this process may execute. The C functions are
+/// `stat(2)` and `access(2)` with `X_OK`.
+package func isExecutableFile(_ path: String) -> Bool {
+    guard let status = try? fileStatus(path), status.st_mode & S_IFMT == S_IFREG else { return false }
+    return access(path, X_OK) == 0
+}
+
+/// Whether `path` is a directory (following symbolic links). The C function is `stat(2)`.
+package func isDirectory(_ path: String) -> Bool {
+    guard let status = try? fileStatus(path) else { return false }
+    return status.st_mode & S_IFMT == S_IFDIR
+}
+
 /// Everything from `descriptor`'s offset to its end.
 package func readToEnd(_ descriptor: Int32) throws(Errno) -> [UInt8] {
     var contents: [UInt8] = []

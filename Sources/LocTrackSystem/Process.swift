@@ -58,3 +58,37 @@ package func exitProcess(_ code: Int32) -> Never {
 package func exitImmediately(_ code: Int32) -> Never {
     _exit(code)
 }
+
+/// The absolute path of this process's executable, symbolic links resolved, or nil when
+/// it cannot be read. The C function is `readlink(2)` of `/proc/self/exe`.
+package func currentExecutablePath() -> String? {
+    var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+    let count = buffer.withUnsafeMutableBufferPointer { buffer in
+        readlink("/proc/self/exe", buffer.baseAddress!, buffer.count - 1)
+    }
+    guard count > 0 else { return nil }
+    return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+}
+
+/// Replaces this process with the program at `path`, run with `arguments` (the first is
+/// its name) and this process's environment. It starts as a program started by a shell
+/// would: loctrack's `main` blocked SIGINT and SIGTERM and ignored SIGPIPE, and both a
+/// signal mask and an ignored signal survive `execv`, so they are undone first (the
+/// descriptors loctrack opened are close-on-exec). The C functions are `sigprocmask(2)`,
+/// `signal(2)` and `execv(3)`.
+/// - Returns: only when the exec failed: why.
+package func replaceProcess(with path: String, arguments: [String]) -> Errno {
+    var nothing = sigset_t()
+    sigemptyset(&nothing)
+    var previous = sigset_t()
+    pthread_sigmask(SIG_SETMASK, &nothing, &previous)
+    let previousPipeHandler = Glibc.signal(SIGPIPE, SIG_DFL)
+    let argv = arguments.map { strdup($0) } + [nil]
+    defer { argv.forEach { free($0) } }
+    execv(path, argv)
+    let failure = Errno.current
+    // Still this process: put back what it runs with.
+    _ = Glibc.signal(SIGPIPE, previousPipeHandler)
+    pthread_sigmask(SIG_SETMASK, &previous, nil)
+    return failure
+}

@@ -7,6 +7,8 @@ public enum Command: Equatable, Sendable {
     case once(OnceOptions)
     /// `loctrack monitor …`: persistent geofences.
     case monitor(MonitorCommand)
+    /// `loctrack serve …`: checked here, then run by the server program `loctrack-serve`.
+    case serve(ServeOptions)
     /// `loctrack help [COMMAND]`, `--help`, `-h`: print help for `topic` (nil: overview).
     case help(topic: HelpTopic)
     case version
@@ -115,6 +117,9 @@ public enum Command: Equatable, Sendable {
             self = try Self.parseOnce(remaining)
         case "monitor":
             self = try MonitorCommand.parse(remaining)
+        case "serve":
+            let options = try ServeOptions(arguments: Array(remaining))
+            self = options.helpRequested ? .help(topic: .serve) : .serve(options)
         case "help":
             guard let name = remaining.popFirst() else {
                 self = .help(topic: .overview)
@@ -263,6 +268,7 @@ public enum HelpTopic: String, Equatable, Sendable, CaseIterable {
     case stream
     case once
     case monitor
+    case serve
     case help
     case completions
 

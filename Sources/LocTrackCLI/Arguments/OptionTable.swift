@@ -10,7 +10,8 @@ import LocTrackMQTT
 enum OptionTable {
     /// Every command path, parents before their subcommands.
     static let commands: [CommandSpec] = [
-        root, stream, once, monitor, monitorAdd, monitorRemove, monitorList, monitorRun, monitorExport, help, completions,
+        root, stream, once, monitor, monitorAdd, monitorRemove, monitorList, monitorRun, monitorExport, serve, help,
+        completions,
         recordWriter,
     ]
 
@@ -67,6 +68,19 @@ enum OptionTable {
         format(MonitorCommand.ExportFormat.allCases.map(\.rawValue)),
         monitorName, helpOption,
     ])
+
+    static let serve = CommandSpec("serve", "a live map and the receiver's status in the browser", options: [
+        OptionSpec("--listen", .text, "ADDR:PORT", "answer on ADDR:PORT (default 127.0.0.1:8947; a PORT alone: 127.0.0.1)"),
+        OptionSpec("--token-file", .file, "FILE", "its first line is the token every request needs"),
+        OptionSpec("--monitor", .text, "NAME", "show this monitor's regions and their states"),
+        OptionSpec("--dwell", .number, "SECONDS", "with --monitor: a new state only after it held SECONDS"),
+        OptionSpec("--track", .file, "PATTERN", "also show today's fixes that stream --output PATTERN recorded"),
+        OptionSpec("--tiles", .url, "URL-TEMPLATE", "base map tiles from http(s)://HOST/{z}/{x}/{y}.png"),
+        OptionSpec("--tiles-attribution", .text, "TEXT", "the base map's attribution, shown on the map"),
+        OptionSpec("--stale", .number, "SECONDS", "grey the fix after SECONDS without one (default 3)"),
+        OptionSpec("--max-streams", .integer, "N", "at most N event streams at once (default 64)"),
+        verbose, helpOption,
+    ], operand: source)
 
     static let help = CommandSpec("help", "explain a command", options: [],
                                   operand: OperandSpec(name: "COMMAND", value: .choice(HelpTopic.commands), isOptional: true))

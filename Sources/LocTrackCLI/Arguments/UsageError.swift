@@ -32,11 +32,13 @@ public enum UsageError: Error, Equatable, Sendable, CustomStringConvertible {
     case sharedSpool(String)
     /// The same `--output` twice: two track writers cannot share a file.
     case duplicateOutput(String)
+    /// `serve --listen` on an address other computers reach, without `--token-file`.
+    case listenNeedsToken(String)
 
     public var description: String {
         switch self {
         case .missingCommand:
-            "missing command (stream, once or monitor); try 'loctrack --help'"
+            "missing command (stream, once, monitor or serve); try 'loctrack --help'"
         case .unknownCommand(let name):
             "unknown command '\(name)'; try 'loctrack --help'"
         case .unknownOption(let option, let command?):
@@ -79,6 +81,8 @@ public enum UsageError: Error, Equatable, Sendable, CustomStringConvertible {
             "two --publish use the spool \(folder): give each its own --spool or --client-id"
         case .duplicateOutput(let path):
             "--output \(path) is given twice: two track writers cannot share a file"
+        case .listenNeedsToken(let address):
+            "--listen \(address) is not a loopback address, so other computers can connect: give --token-file FILE too"
         }
     }
 }

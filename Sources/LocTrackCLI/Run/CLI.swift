@@ -31,6 +31,9 @@ public enum CLI {
         return result.withLock { $0 }
     }
 
+    /// loctrack's version number (`0.1.0`), for `loctrack-serve`'s `/api/config`.
+    public static var versionNumber: String { HelpText.versionNumber }
+
     /// Runs loctrack with `arguments` (including the program name) and returns its exit code.
     public static func run(_ arguments: [String]) async -> ExitCode {
         let command: Command
@@ -62,6 +65,9 @@ public enum CLI {
             return await MonitorRunCommand(options: options, output: output).run()
         case .monitor(.export(let name, _)):
             return await MonitorExportCommand(name: name, output: output).run()
+        case .serve:
+            // The words after `serve`, exactly as given: the server parses them again.
+            return ServeCommand(arguments: Array(arguments.dropFirst(2))).run()
         case .recordWriter(let options):
             return TrackWriter(options: options).run()
         }

@@ -8,12 +8,18 @@ public enum ExitCode: Int32, Sendable {
     case dataError = 65
     /// gpsd is unreachable, is not gpsd, refused the watch, or went away (EX_UNAVAILABLE).
     case unavailable = 69
+    /// `serve`: a file of its page is missing (its web folder, or Debian's Leaflet)
+    /// (EX_OSFILE).
+    case osFile = 72
     /// Writing the output, or a monitor's state file, failed for a reason other than a
     /// closed pipe (EX_IOERR).
     case outputFailed = 74
     /// Try again later (EX_TEMPFAIL): `once` found no acceptable fix before `--timeout`,
     /// or another process is running the same monitor.
     case temporaryFailure = 75
+    /// `serve`: the `--token-file` is missing, unreadable, empty, not a token, or readable
+    /// or writable by group or others (EX_CONFIG).
+    case configuration = 78
     /// `once` was interrupted by SIGINT before it had a fix (128 + 2, as shells report it).
     case interrupted = 130
     /// `once` was stopped by SIGTERM before it had a fix (128 + 15).

@@ -8,6 +8,7 @@ enum HelpText {
         case .stream: stream
         case .once: once
         case .monitor: monitor
+        case .serve: serve
         case .completions: completions
         }
     }
@@ -23,6 +24,9 @@ enum HelpText {
           loctrack once   [--min-accuracy METERS] [--timeout SECONDS] [--max-age SECONDS] [--format FORMAT] [--tid XX]
                           [--verbose] [SOURCE]
           loctrack monitor add|remove|list|run|export …   (see 'loctrack help monitor')
+          loctrack serve  [--listen ADDR:PORT] [--token-file FILE] [--monitor NAME [--dwell SECONDS]]
+                          [--track PATTERN] [--tiles URL-TEMPLATE [--tiles-attribution TEXT]]
+                          [--stale SECONDS] [--max-streams N] [--verbose] [SOURCE]
           loctrack help [COMMAND]
           loctrack completions bash|zsh|fish
           loctrack --version | -V
@@ -31,6 +35,7 @@ enum HelpText {
           stream       print every fix as it arrives, until interrupted
           once         wait for one good fix, print it, exit
           monitor      named, persistent geofences: enter/leave events that do not flap
+          serve        a live map and the receiver's status in the browser
           completions  print a completion script for bash, zsh or fish
 
         SOURCE is [host][:port[:device]] as for gpsd's own clients
@@ -45,9 +50,10 @@ enum HelpText {
         --publish (see 'loctrack help stream').
 
         Exit codes: 0 ok, 64 usage, 65 corrupt monitor state, 69 gpsd unavailable or
-        refused the request, 74 output or state file failed, 75 no fix before --timeout
-        or the monitor already running, 130/143 'once' interrupted by SIGINT/SIGTERM
-        (or a second signal while 'stream' finishes).
+        refused the request (serve: cannot listen, or not installed), 72 a file of
+        serve's page missing, 74 output or state file failed, 75 no fix before --timeout
+        or the monitor already running, 78 serve's token file unusable, 130/143 'once'
+        interrupted by SIGINT/SIGTERM (or a second signal while 'stream' finishes).
         See 'man loctrack' and docs/.
 
         """
@@ -192,6 +198,55 @@ enum HelpText {
           loctrack monitor run --format json | jq -c 'select(.state == "satisfied")'
           loctrack monitor export > waypoints.json
           mosquitto_pub -r -t owntracks/alice/car/waypoints -f waypoints.json
+
+        """
+
+    static let serve = """
+        Usage: loctrack serve [--listen ADDR:PORT] [--token-file FILE] [--monitor NAME [--dwell SECONDS]]
+                              [--track PATTERN] [--tiles URL-TEMPLATE [--tiles-attribution TEXT]]
+                              [--stale SECONDS] [--max-streams N] [--verbose] [SOURCE]
+
+        Serves a page that shows the position, its accuracy and track, the receiver's
+        status, its satellites and the regions of a monitor, live, and an HTTP API of
+        the same (server-sent events at /events, JSON at /api/...), until SIGINT or
+        SIGTERM (exit 0). The page needs no internet: its map library is Debian's
+        libjs-leaflet. Nothing served changes anything. It is run by the program
+        loctrack-serve, found through $LOCTRACK_SERVE, else beside loctrack, else in
+        ../lib/loctrack/ from there (exit 69 when there is none).
+
+        Options:
+          --listen ADDR:PORT     the address to answer on: 1.2.3.4:PORT, [IPv6]:PORT,
+                                 localhost:PORT, or a PORT alone on 127.0.0.1
+                                 (default 127.0.0.1:8947); any address but loopback
+                                 (127.0.0.0/8, ::1) needs --token-file
+          --token-file FILE      every request needs the token, FILE's first line
+                                 (Authorization: Bearer, the cookie, or ?token= once);
+                                 FILE must be readable by its owner only (chmod 600)
+          --monitor NAME         show this monitor's regions, their states decided from
+                                 serve's own fixes (the monitor's file is only read)
+          --dwell SECONDS        with --monitor: as 'monitor run --dwell'
+          --track PATTERN        also show the fixes 'stream --output PATTERN' recorded
+                                 today (UTC; JSON or GeoJSON lines), so a reload shows
+                                 the day so far
+          --tiles URL-TEMPLATE   a base map from this tile server, as
+                                 https://tile.example.org/{z}/{x}/{y}.png ({s}. may start
+                                 the host); without it, no base map and nothing fetched
+          --tiles-attribution TEXT  the tiles' attribution, shown on the map
+          --stale SECONDS        grey the fix when none came for SECONDS (default 3)
+          --max-streams N        at most N event streams at once (default 64)
+          -v, --verbose          report connection events on stderr
+          -h, --help             this help
+
+        Exit codes: 64 usage (a malformed --listen, a non-loopback --listen without
+        --token-file), 65 the monitor's state file is not a monitor's, 69 the address
+        cannot be listened on or loctrack-serve is missing, 72 a file of the page is
+        missing (Leaflet: apt install libjs-leaflet), 78 the token file is missing,
+        unreadable, empty or readable by others. The API: docs/http.md.
+
+        Examples:
+          loctrack serve                          (http://127.0.0.1:8947/, this computer only)
+          loctrack serve --monitor home --track '/var/lib/loctrack/tracks/%F.json'
+          loctrack serve --listen 0.0.0.0:8947 --token-file /etc/loctrack/serve.token
 
         """
 

@@ -52,7 +52,7 @@ package struct MonitorStore: Sendable {
     /// `XDG_STATE_HOME` and `HOME` of this process.
     package static var processEnvironment: [String: String] { StateDirectory.processEnvironment }
 
-    static func isValidName(_ name: String) -> Bool {
+    package static func isValidName(_ name: String) -> Bool {
         let bytes = Array(name.utf8)
         guard (1...64).contains(bytes.count), bytes[0] != UInt8(ascii: ".") else { return false }
         return bytes.allSatisfy { byte in
