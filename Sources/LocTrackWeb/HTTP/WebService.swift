@@ -1,0 +1,147 @@
+public import LocTrackCLI
+import LocTrack
+
+/// Everything `serve` answers, decided without a server: a request in, a response out
+/// (docs/http.md). Serve/ hands each request here and writes back what it returns.
+///
+/// In order: a request with a body is refused (413); with a token, the token is checked
+/// (401, or 303 for `?token=`), before anything else is revealed; then the method (405),
+/// then the path, which must be exactly one of the listed paths (404). Every response gets
+/// the security headers.
+public final class WebService: Sendable {
+    private let readings: any LiveReadings
+    private let assets: AssetCatalog
+    private let access: AccessCheck?
+    private let securityHeaders: [(name: String, value: String)]
+    private let configuration: [UInt8]
+
+    public static let allowedMethods = "GET, HEAD"
+
+    public init(readings: any LiveReadings, assets: AssetCatalog, token: AccessToken?, options: ServeOptions) {
+        self.readings = readings
+        self.assets = assets
+        self.access = token.map(AccessCheck.init(token:))
+        self.securityHeaders = SecurityHeaders.fields(tilesOrigin: options.tiles?.origin)
+        self.configuration = Array(ConfigDocument.json(options: options, version: CLI.versionNumber).utf8)
+    }
+
+    public func respond(to request: WebRequest) -> WebResponse {
+        var response = route(request)
+        response.headers = securityHeaders + response.headers
+        if request.method == "HEAD", case .bytes = response.body { response.body = .bytes([]) }
+        return response
+    }
+
+    private func route(_ request: WebRequest) -> WebResponse {
+        if request.hasBody { return .text(413, "a request to loctrack serve has no body") }
+        guard Self.isPrintable(request.path), Self.isPrintable(request.query) else {
+            return .text(400, "malformed request target")
+        }
+        let query = QueryItems(request.query)
+        switch access?.check(request, query: query) ?? .allowed {
+        case .allowed:
+            break
+        case .refused:
+            return .text(401, "this server needs its token: Authorization: Bearer TOKEN, the loctrack_token cookie, or ?token=TOKEN",
+                         headers: [("WWW-Authenticate", "Bearer")])
+        case .redirect(let location, let cookie):
+            return WebResponse(status: 303, headers: [
+                ("Location", location), ("Set-Cookie", cookie), ("Cache-Control", "no-store"),
+            ])
+        }
+        guard request.method == "GET" || request.method == "HEAD" else {
+            return .text(405, "method \(request.method) not allowed: only GET and HEAD", headers: [("Allow", Self.allowedMethods)])
+        }
+        guard let path = RequestPath.decoded(request.path) else { return .notFound }
+        switch path {
+        case "/events":
+            return events(request, query: query)
+        case "/api/config":
+            return .json(configuration)
+        case "/api/fix":
+            return readings.latestFixJSON().map { .json(Array($0.utf8)) } ?? .noContent
+        case "/api/status":
+            return .json(Array(readings.statusJSON().utf8))
+        case "/api/sky":
+            return readings.skyJSON().map { .json(Array($0.utf8)) } ?? .noContent
+        case "/api/regions":
+            return .json(Array(readings.regionsGeoJSON().utf8), contentType: "application/geo+json")
+        case "/api/track":
+            return track(request)
+        default:
+            guard let asset = assets.asset(at: path) else { return .notFound }
+            return Self.response(for: asset, ifNoneMatch: request.header("If-None-Match"))
+        }
+    }
+
+    private func track(_ request: WebRequest) -> WebResponse {
+        let parsed: TrackRequest
+        do {
+            parsed = try TrackRequest(query: request.query)
+        } catch {
+            return .text(400, String(describing: error))
+        }
+        let document = readings.track(parsed)
+        var headers: [(name: String, value: String)] = [("Content-Type", document.contentType), ("Cache-Control", "no-store")]
+        if let disposition = document.contentDisposition { headers.append(("Content-Disposition", disposition)) }
+        return WebResponse(status: 200, headers: headers, body: .bytes(document.body))
+    }
+
+    /// `Last-Event-ID` (what a reconnecting browser sends) wins over `?after=` (what a page
+    /// that loaded the track first asks for); neither: from the next event.
+    private func events(_ request: WebRequest, query: QueryItems) -> WebResponse {
+        let header = request.header("Last-Event-ID").flatMap { $0.isEmpty ? nil : $0 }
+        let after = header ?? query.named("after").lazy.compactMap(\.value).first { !$0.isEmpty }
+        let headers: [(name: String, value: String)] = [("Content-Type", "text/event-stream"), ("Cache-Control", "no-store")]
+        // HEAD opens no stream: it would count against --max-streams with nobody reading.
+        if request.method == "HEAD" { return WebResponse(status: 200, headers: headers) }
+        switch readings.openEventStream(after: after) {
+        case .opened(let stream):
+            return WebResponse(status: 200, headers: headers, body: .events(stream))
+        case .full:
+            return .text(503, "too many event streams: try again later", headers: [("Retry-After", "5")])
+        }
+    }
+
+    /// An asset, or `304` when the client's copy is current (`If-None-Match`).
+    private static func response(for asset: AssetCatalog.Asset, ifNoneMatch: String?) -> WebResponse {
+        let validators: [(name: String, value: String)] = [("ETag", asset.entityTag), ("Cache-Control", "no-cache")]
+        if let ifNoneMatch, matches(ifNoneMatch, asset.entityTag) {
+            return WebResponse(status: 304, headers: validators)
+        }
+        return WebResponse(status: 200, headers: [("Content-Type", asset.contentType)] + validators, body: .bytes(asset.body))
+    }
+
+    /// Whether an `If-None-Match` list names `tag` (weakly, as RFC 9110 section 13.1.2 says), or is `*`.
+    static func matches(_ ifNoneMatch: String, _ tag: String) -> Bool {
+        ifNoneMatch.split(separator: ",").contains { candidate in
+            var candidate = candidate.drop { $0 == " " || $0 == "\t" }
+            while let last = candidate.last, last == " " || last == "\t" { candidate = candidate.dropLast() }
+            if candidate == "*" { return true }
+            if candidate.hasPrefix("W/") { candidate = candidate.dropFirst(2) }
+            return candidate == tag
+        }
+    }
+
+    /// Printable ASCII only: what a request target can hold, and what may go into `Location`.
+    private static func isPrintable(_ text: String) -> Bool {
+        text.utf8.allSatisfy { (0x21...0x7E).contains($0) }
+    }
+}
+
+extension WebResponse {
+    /// A one-line `text/plain` reason (docs/http.md, Errors).
+    static func text(_ status: Int, _ line: String, headers: [(name: String, value: String)] = []) -> WebResponse {
+        WebResponse(status: status,
+                    headers: [("Content-Type", "text/plain; charset=utf-8"), ("Cache-Control", "no-store")] + headers,
+                    body: .bytes(Array((line + "\n").utf8)))
+    }
+
+    static func json(_ body: [UInt8], contentType: String = "application/json") -> WebResponse {
+        WebResponse(status: 200, headers: [("Content-Type", contentType), ("Cache-Control", "no-store")], body: .bytes(body))
+    }
+
+    static var noContent: WebResponse { WebResponse(status: 204, headers: [("Cache-Control", "no-store")]) }
+
+    static var notFound: WebResponse { .text(404, "not found") }
+}
