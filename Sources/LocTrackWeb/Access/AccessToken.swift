@@ -77,7 +77,7 @@ public struct AccessToken: Sendable, Equatable {
     /// byte by byte by timing the answers.
     func matches(_ candidate: some StringProtocol) -> Bool {
         let offered = Array(candidate.utf8)
-        var difference = UInt8(truncatingIfNeeded: offered.count ^ bytes.count) | (offered.count == bytes.count ? 0 : 1)
+        var difference: UInt8 = offered.count == bytes.count ? 0 : 1
         for index in bytes.indices {
             let byte = index < offered.count ? offered[index] : 0
             difference |= byte ^ bytes[index]

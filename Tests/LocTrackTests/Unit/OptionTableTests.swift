@@ -22,12 +22,13 @@ struct OptionTableTests {
         case .choice(let choices): choices
         case .file: ["/tmp/track.gpx"]
         case .directory: ["/tmp"]
-        case .url: ["mqtt://broker.local/owntracks/alice/car"]
+        case .url: [option.long == "--tiles" ? "https://tile.example.org/{z}/{x}/{y}.png" : "mqtt://broker.local/owntracks/alice/car"]
         case .text:
             switch option.long {
             case "--circle": ["52.5163,13.3777,80"]
             case "--tid": ["ab"]
             case "--spool-limit": ["100M"]
+            case "--listen": ["127.0.0.1:8080", "8080"]
             default: ["name"]
             }
         }

@@ -10,7 +10,7 @@ import Testing
 @Suite("Completion scripts", .timeLimit(.minutes(1)))
 struct CompletionScriptTests {
     static let formats = OutputFormat.allCases.map(\.rawValue).sorted()
-    static let commands = ["completions", "help", "monitor", "once", "stream"]
+    static let commands = ["completions", "help", "monitor", "once", "serve", "stream"]
 
     /// Command lines and what every shell must offer for them (sorted), as bash splits them.
     static let cases: [(words: [String], expected: [String])] = [
@@ -29,6 +29,8 @@ struct CompletionScriptTests {
         (["loctrack", "completions", ""], ["bash", "fish", "zsh"]),
         (["loctrack", "help", ""], commands),
         (["loctrack", "help", "stream", ""], []),
+        (["loctrack", "serve", "--t"], ["--tiles", "--tiles-attribution", "--token-file", "--track"]),
+        (["loctrack", "serve", "--listen", "0.0.0.0:80", "--max"], ["--max-streams"]),
     ]
 
     @Test("given a command line when bash completes the last word then COMPREPLY is what the table says")

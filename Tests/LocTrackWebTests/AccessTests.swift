@@ -1,0 +1,99 @@
+import LocTrackCLI
+import LocTrackWeb
+import Testing
+
+/// With a token, every request needs it (docs/http.md, Access).
+@Suite struct AccessTests {
+    let readings = ScriptedReadings(fix: #"{"class":"TPV"}"#)
+    var service: WebService { Fixture.service(readings: readings, token: Fixture.token) }
+
+    @Test("given no token or a wrong one when any path is asked then it is 401 with WWW-Authenticate and nothing else",
+          arguments: [
+            [(name: String, value: String)](),
+            [("Authorization", "Bearer wrong")],
+            [("Authorization", "Bearer s3cret-Token+/")],
+            [("Authorization", "Bearer s3cret-Token+/=x")],
+            [("Authorization", "Basic s3cret-Token+/=")],
+            [("Authorization", "s3cret-Token+/=")],
+            [("Cookie", "loctrack_token=wrong")],
+            [("Cookie", "other=s3cret-Token+/=")],
+            [("Cookie", "xloctrack_token=s3cret-Token+/=")],
+          ])
+    func refused(headers: [(name: String, value: String)]) {
+        for path in ["/", "/api/fix", "/events", "/openapi.json", "/no/such/path"] {
+            let response = service.respond(to: .get(path, headers: headers))
+            #expect(response.status == 401, "\(path) \(headers)")
+            #expect(response.header("WWW-Authenticate") == "Bearer")
+            #expect(response.header("Content-Type") == "text/plain; charset=utf-8")
+            #expect(response.header("Set-Cookie") == nil)
+        }
+        #expect(readings.openedAfter.isEmpty)
+    }
+
+    @Test func givenNoTokenWhenAnotherMethodIsSentThenTheTokenIsAskedBeforeTheMethodIsJudged() {
+        #expect(service.respond(to: WebRequest(method: "POST", path: "/api/fix")).status == 401)
+    }
+
+    @Test("given the token in a Bearer header or the cookie when asked then it is answered",
+          arguments: [
+            [(name: String, value: String)]([("Authorization", "Bearer s3cret-Token+/=")]),
+            [("authorization", "bearer s3cret-Token+/=")],
+            [("Cookie", "loctrack_token=s3cret-Token+/=")],
+            [("Cookie", "a=1; loctrack_token=s3cret-Token+/=; b=2")],
+            [("Cookie", #"loctrack_token="s3cret-Token+/=""#)],
+            [("Cookie", "a=1"), ("Cookie", "loctrack_token=s3cret-Token+/=")],
+            [("Cookie", "loctrack_token=old"), ("Authorization", "Bearer s3cret-Token+/=")],
+          ])
+    func allowed(headers: [(name: String, value: String)]) {
+        let response = service.respond(to: .get("/api/fix", headers: headers))
+        #expect(response.status == 200, "\(headers)")
+        #expect(response.text == #"{"class":"TPV"}"#)
+    }
+
+    @Test func givenTheTokenInTheQueryWhenAskedThenItIs303ToTheSameAddressWithoutItAndTheCookieSet() {
+        let response = service.respond(to: .get("/", query: "token=s3cret-Token%2B%2F%3D"))
+        #expect(response.status == 303)
+        #expect(response.header("Location") == "/")
+        #expect(response.header("Set-Cookie") == "loctrack_token=s3cret-Token+/=; HttpOnly; SameSite=Strict; Path=/")
+        #expect(response.header("Cache-Control") == "no-store")
+        #expect(response.bytes == [])
+    }
+
+    @Test func givenTheTokenAmongOtherQueryItemsWhenAskedThenTheOthersStayInOrderAsSent() {
+        let response = service.respond(to: .get("/api/track", query: "since=3600&token=s3cret-Token+/=&format=gpx&x=%41"))
+        #expect(response.status == 303)
+        #expect(response.header("Location") == "/api/track?since=3600&format=gpx&x=%41")
+        #expect(readings.trackRequests.isEmpty)
+    }
+
+    @Test func givenTheCookieSetByTheRedirectWhenTheBrowserFollowsThenItIsAnswered() throws {
+        let redirect = service.respond(to: .get("/", query: "token=s3cret-Token+/="))
+        let cookie = try #require(redirect.header("Set-Cookie")?.split(separator: ";").first.map(String.init))
+        let followed = service.respond(to: .get(try #require(redirect.header("Location")), headers: [("Cookie", cookie)]))
+        #expect(followed.status == 200)
+    }
+
+    @Test("given a wrong or broken token in the query when asked then it is 401, whatever else the request has",
+          arguments: ["token=wrong", "token=", "token", "token=s3cret-Token%zz", "token=s3cret-Token+/=&token=wrong"])
+    func wrongQueryToken(query: String) {
+        let response = service.respond(to: .get("/", query: query, headers: [("Cookie", "loctrack_token=s3cret-Token+/=")]))
+        #expect(response.status == 401)
+        #expect(response.header("Set-Cookie") == nil)
+    }
+
+    @Test func givenNoTokenConfiguredWhenAskedWithoutOneThenItIsAnsweredAndATokenInTheQueryIsJustAnItem() {
+        let open = Fixture.service(readings: readings)
+        #expect(open.respond(to: .get("/api/fix")).status == 200)
+        #expect(open.respond(to: .get("/api/fix", query: "token=x")).status == 200)
+    }
+
+    @Test func givenATokenWhenComparedThenOnlyTheExactBytesMatch() throws {
+        let token = try #require(AccessToken("abc"))
+        #expect(AccessToken("") == nil)
+        #expect(AccessToken("a b") == nil)
+        #expect(AccessToken("a;b") == nil)
+        #expect(AccessToken("é") == nil)
+        #expect(token == AccessToken("abc"))
+        #expect(token != AccessToken("abd"))
+    }
+}
