@@ -1,0 +1,72 @@
+import Foundation
+import LocTrackTestSupport
+import Testing
+
+extension EndToEndTests {
+    /// `loctrack serve` checks its command line, then becomes `loctrack-serve` (exec) with the
+    /// same words; here a script stands in for the server, so no server needs to be built.
+    @Suite("serve: loctrack checks the command line, then runs loctrack-serve", .timeLimit(.minutes(1)))
+    struct ServeLaunch {
+        /// A folder with `server`: a script that prints its arguments, then becomes grep, which
+        /// prints its own signal mask and ignored signals (the shell's would show what the shell
+        /// blocks while it waits for a child), all inherited from the process loctrack became.
+        static func fakeServer() throws -> (folder: String, server: String) {
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("loctrack-serve-\(UUID().uuidString)").path
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            let server = folder + "/server"
+            try Data("""
+                #!/bin/sh
+                printf 'arg:%s\\n' "$@"
+                exec grep -E '^Sig(Blk|Ign):' /proc/self/status
+
+                """.utf8).write(to: URL(fileURLWithPath: server))
+            try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: server)
+            return (folder, server)
+        }
+
+        @Test("given a server when loctrack serve runs then the server gets exactly the words after serve, no signal blocked, SIGPIPE not ignored")
+        func execsTheServerWithTheSameWords() async throws {
+            let (folder, server) = try Self.fakeServer()
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            let words = ["--listen", "8080", "--tiles-attribution=© a b", "--tiles", "https://t.org/{z}/{x}/{y}", "host:2948"]
+            let result = try await LoctrackProcess.run(["serve"] + words, environment: ["LOCTRACK_SERVE": server])
+            #expect(result.status == .exited(0), "\(result)")
+            #expect(result.stdoutLines.filter { $0.hasPrefix("arg:") } == words.map { "arg:" + $0 }, "\(result)")
+            let masks = Dictionary(uniqueKeysWithValues: result.stdoutLines.compactMap { line -> (String, UInt64)? in
+                let parts = line.split(separator: ":").map { $0.trimmingCharacters(in: .whitespaces) }
+                guard parts.count == 2, let value = UInt64(parts[1], radix: 16) else { return nil }
+                return (parts[0], value)
+            })
+            #expect(masks["SigBlk"] == 0, "\(result)")
+            let pipeBit: UInt64 = 1 << (13 - 1)
+            #expect(masks["SigIgn"].map { $0 & pipeBit } == 0, "\(result)")
+            #expect(result.stderr.isEmpty)
+        }
+
+        @Test("given a wrong serve command line when run then it is one line and 64, and the server never runs",
+              arguments: [["--listen", "1.2.3"], ["--listen", "0.0.0.0:80"], ["--bogus"], ["--tiles", "ftp://x/{z}/{x}/{y}"]])
+        func usageErrorsComeFirst(words: [String]) async throws {
+            let (folder, server) = try Self.fakeServer()
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            let result = try await LoctrackProcess.run(["serve"] + words, environment: ["LOCTRACK_SERVE": server])
+            #expect(result.status == .exited(64), "\(result)")
+            #expect(result.stderrLines.count == 1 && result.stderrLines[0].hasPrefix("loctrack: "), "\(result)")
+            #expect(result.stdout.isEmpty)
+        }
+
+        @Test("given no server where LOCTRACK_SERVE points when loctrack serve runs then it is one line naming it, and 69")
+        func missingServer() async throws {
+            let missing = FileManager.default.temporaryDirectory.appendingPathComponent("no-such-\(UUID().uuidString)").path
+            let result = try await LoctrackProcess.run(["serve"], environment: ["LOCTRACK_SERVE": missing])
+            #expect(result.status == .exited(69), "\(result)")
+            #expect(result.stderrLines == ["loctrack: cannot serve: loctrack-serve is not installed (looked for \(missing))"])
+        }
+
+        @Test("given serve --help when run then the help is printed by loctrack itself, without a server")
+        func helpNeedsNoServer() async throws {
+            let result = try await LoctrackProcess.run(["serve", "--help"], environment: ["LOCTRACK_SERVE": "/nonexistent"])
+            #expect(result.status == .exited(0), "\(result)")
+            #expect(result.stdout.hasPrefix("Usage: loctrack serve [--listen ADDR:PORT]"))
+        }
+    }
+}
