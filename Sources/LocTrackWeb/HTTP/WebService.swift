@@ -53,24 +53,25 @@ public final class WebService: Sendable {
             return .text(405, "method \(request.method) not allowed: only GET and HEAD", headers: [("Allow", Self.allowedMethods)])
         }
         guard let path = RequestPath.decoded(request.path) else { return .notFound }
-        switch path {
-        case "/events":
-            return events(request, query: query)
-        case "/api/config":
-            return .json(configuration)
-        case "/api/fix":
-            return readings.latestFixJSON().map { .json(Array($0.utf8)) } ?? .noContent
-        case "/api/status":
-            return .json(Array(readings.statusJSON().utf8))
-        case "/api/sky":
-            return readings.skyJSON().map { .json(Array($0.utf8)) } ?? .noContent
-        case "/api/regions":
-            return .json(Array(readings.regionsGeoJSON().utf8), contentType: "application/geo+json")
-        case "/api/track":
-            return track(request)
-        default:
+        guard let route = APIRoute(rawValue: path) else {
             guard let asset = assets.asset(at: path) else { return .notFound }
             return Self.response(for: asset, ifNoneMatch: request.header("If-None-Match"))
+        }
+        switch route {
+        case .events:
+            return events(request, query: query)
+        case .config:
+            return .json(configuration)
+        case .fix:
+            return readings.latestFixJSON().map { .json(Array($0.utf8)) } ?? .noContent
+        case .status:
+            return .json(Array(readings.statusJSON().utf8))
+        case .sky:
+            return readings.skyJSON().map { .json(Array($0.utf8)) } ?? .noContent
+        case .regions:
+            return .json(Array(readings.regionsGeoJSON().utf8), contentType: "application/geo+json")
+        case .track:
+            return track(request)
         }
     }
 
@@ -127,6 +128,17 @@ public final class WebService: Sendable {
     private static func isPrintable(_ text: String) -> Bool {
         text.utf8.allSatisfy { (0x21...0x7E).contains($0) }
     }
+}
+
+/// The paths answered from the live side (the others are ``AssetCatalog``'s files).
+public enum APIRoute: String, CaseIterable, Sendable {
+    case events = "/events"
+    case config = "/api/config"
+    case fix = "/api/fix"
+    case status = "/api/status"
+    case sky = "/api/sky"
+    case regions = "/api/regions"
+    case track = "/api/track"
 }
 
 extension WebResponse {
