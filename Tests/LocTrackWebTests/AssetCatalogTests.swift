@@ -1,19 +1,20 @@
 import LocTrackCLI
+import LocTrackSystem
 import LocTrackWeb
 import Testing
 
 /// The fixed list of files, read once from the page's folder and Leaflet's.
 @Suite struct AssetCatalogTests {
     /// A web folder and a Leaflet folder holding every listed file; each file's text is its path.
-    static func writeEveryFile(in folder: borrowing TemporaryFolder) throws -> (web: String, leaflet: String) {
+    static func writeEveryFile(in folder: borrowing TemporaryDirectory) throws -> (web: String, leaflet: String) {
         for entry in AssetCatalog.entries {
-            try folder.write((entry.folder == .web ? "web/" : "leaflet/") + entry.file, "<\(entry.path)>", permissions: 0o644)
+            try folder.write("<\(entry.path)>", to: (entry.folder == .web ? "web/" : "leaflet/") + entry.file)
         }
         return (folder.path + "/web", folder.path + "/leaflet")
     }
 
     @Test func givenEveryFileWhenLoadedThenEachListedPathServesItsFileWithItsType() throws {
-        let folder = try TemporaryFolder()
+        let folder = try TemporaryDirectory()
         let (web, leaflet) = try Self.writeEveryFile(in: folder)
         let catalog = try AssetCatalog.load(webDirectory: web, leafletDirectory: leaflet)
         for entry in AssetCatalog.entries {
@@ -39,10 +40,10 @@ import Testing
           arguments: AssetCatalog.entries.map(\.path))
     func missingFile(path: String) throws {
         let entry = try #require(AssetCatalog.entries.first { $0.path == path })
-        let folder = try TemporaryFolder()
+        let folder = try TemporaryDirectory()
         let (web, leaflet) = try Self.writeEveryFile(in: folder)
         let missing = (entry.folder == .web ? web : leaflet) + "/" + entry.file
-        try removeFile(missing)
+        try LocTrackSystem.removeFile(missing)
         let error = try #require(throws: AssetCatalog.LoadError.self) {
             try AssetCatalog.load(webDirectory: web, leafletDirectory: leaflet)
         }

@@ -16,8 +16,11 @@ struct TemporaryDirectory: ~Copyable {
         Self.remove(path)
     }
 
-    /// Writes `text` as the file `name` in the directory (its folders created).
-    func write(_ text: String, to name: String) throws {
+    /// Writes `text` as the file `name` in the directory (its folders created), with the
+    /// permissions `mode` (set after the umask had its say).
+    /// - Returns: the file's path.
+    @discardableResult
+    func write(_ text: String, to name: String, mode: UInt32 = 0o644) throws -> String {
         let file = path + "/" + name
         if let slash = file.utf8.lastIndex(of: UInt8(ascii: "/")) {
             try makeDirectories(String(file[..<slash]), mode: 0o755)
@@ -25,6 +28,8 @@ struct TemporaryDirectory: ~Copyable {
         let descriptor = try openFile(file, [.writeOnly, .create], mode: 0o644)
         defer { closeDescriptor(descriptor) }
         try writeAll(descriptor, Array(text.utf8), at: 0)
+        try #require(chmod(file, mode_t(mode)) == 0)
+        return file
     }
 
     private static func remove(_ path: String) {
