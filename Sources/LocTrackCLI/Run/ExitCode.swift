@@ -6,7 +6,8 @@ public enum ExitCode: Int32, Sendable {
     case usage = 64
     /// A monitor's state file is corrupt; it is left as it is (EX_DATAERR).
     case dataError = 65
-    /// gpsd is unreachable, is not gpsd, refused the watch, or went away (EX_UNAVAILABLE).
+    /// gpsd is unreachable, is not gpsd, refused the watch, or went away; or `serve` finds
+    /// no server to run (EX_UNAVAILABLE).
     case unavailable = 69
     /// `serve`: a file of its page is missing (its web folder, or Debian's Leaflet)
     /// (EX_OSFILE).
