@@ -66,6 +66,14 @@ import Testing
         #expect(readings.trackRequests.isEmpty)
     }
 
+    @Test("given the token in the query of a path a browser would read as another server's when asked then the redirect goes to / instead",
+          arguments: ["//evil.example/x", "/\\evil.example/x", "relative", ""])
+    func noRedirectAway(path: String) {
+        let response = service.respond(to: .get(path, query: "token=s3cret-Token+/=&a=1"))
+        #expect(response.status == 303)
+        #expect(response.header("Location") == "/?a=1")
+    }
+
     @Test func givenTheCookieSetByTheRedirectWhenTheBrowserFollowsThenItIsAnswered() throws {
         let redirect = service.respond(to: .get("/", query: "token=s3cret-Token+/="))
         let cookie = try #require(redirect.header("Set-Cookie")?.split(separator: ";").first.map(String.init))

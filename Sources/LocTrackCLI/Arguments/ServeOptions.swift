@@ -50,6 +50,9 @@ public struct ServeOptions: Equatable, Sendable {
         self.helpRequested = helpRequested
     }
 
+    /// `loctrack help serve`'s text, for `loctrack-serve --help`.
+    public static var helpText: String { HelpText.serve }
+
     /// Parses the words after `serve` (for `loctrack-serve`, after the program name).
     /// Pure: nothing is read, not even the token file.
     /// - Throws: ``UsageError`` naming the offending argument.

@@ -22,12 +22,19 @@ struct AccessCheck {
             guard offered.allSatisfy({ $0.value.map(token.matches) ?? false }) else { return .refused }
             let rest = query.removing("token")
             return .redirect(
-                location: request.path + (rest.isEmpty ? "" : "?" + rest),
+                location: Self.sameSitePath(request.path) + (rest.isEmpty ? "" : "?" + rest),
                 cookie: "\(Self.cookieName)=\(token.text); HttpOnly; SameSite=Strict; Path=/")
         }
         if let bearer = Self.bearerToken(request.header("Authorization")), token.matches(bearer) { return .allowed }
         let cookies = request.headers.filter { $0.name.lowercased() == "cookie" }.flatMap { Self.cookieValues($0.value) }
         return cookies.contains(where: token.matches) ? .allowed : .refused
+    }
+
+    /// `path` when a browser reads it as a path of this server; else `/`. `//host/…` (and
+    /// `/\\host/…`, which browsers read alike) would send the browser to another server.
+    static func sameSitePath(_ path: String) -> String {
+        guard path.hasPrefix("/"), !path.hasPrefix("//"), !path.hasPrefix("/\\") else { return "/" }
+        return path
     }
 
     /// The token of `Bearer TOKEN` (the scheme in any case, RFC 9110 section 11.1).

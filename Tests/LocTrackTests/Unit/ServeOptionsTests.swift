@@ -160,6 +160,8 @@ struct ServeOptionsTests {
         #expect(try Command(arguments: ["serve", "--listen", "0.0.0.0:80", "-h"]) == .help(topic: .serve))
         #expect(try Command(arguments: ["help", "serve"]) == .help(topic: .serve))
         #expect(try ServeOptions(arguments: ["--help"]).helpRequested)
+        #expect(!(try ServeOptions(arguments: []).helpRequested))
+        #expect(ServeOptions.helpText == HelpText.text(for: .serve))
     }
 
     @Test("given an unknown option, a second SOURCE or a bad SOURCE when parsed then it is a usage error")
