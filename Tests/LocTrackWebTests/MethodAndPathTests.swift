@@ -11,6 +11,7 @@ import Testing
             #expect(response.status == 405, "\(method) \(path)")
             #expect(response.header("Allow") == "GET, HEAD")
             #expect(response.header("Content-Type") == "text/plain; charset=utf-8")
+            #expect(response.text == "method not allowed: only GET and HEAD\n")
         }
     }
 

@@ -50,7 +50,7 @@ public final class WebService: Sendable {
             ])
         }
         guard request.method == "GET" || request.method == "HEAD" else {
-            return .text(405, "method \(request.method) not allowed: only GET and HEAD", headers: [("Allow", Self.allowedMethods)])
+            return .text(405, "method not allowed: only GET and HEAD", headers: [("Allow", Self.allowedMethods)])
         }
         guard let path = RequestPath.decoded(request.path) else { return .notFound }
         guard let route = APIRoute(rawValue: path) else {
