@@ -24,6 +24,9 @@
     unsatisfied: '#b44f00',  // outside: amber
     unknown: '#6b6b6b',      // grey
   });
+  const HTML_ESCAPES = Object.freeze({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' });
+  const escapeHTML = (text) => text.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]);
+
   const REGION_WORDS = Object.freeze({ satisfied: 'inside', unsatisfied: 'outside', unknown: 'unknown' });
 
   const state = {
@@ -154,7 +157,8 @@
       const tiles = config && config.tiles;
       if (tiles && typeof tiles.url === 'string' && tiles.url) {
         L.tileLayer(tiles.url, {
-          attribution: typeof tiles.attribution === 'string' ? tiles.attribution : '',
+          // Leaflet inserts an attribution as HTML; --tiles-attribution is text (docs/http.md).
+          attribution: typeof tiles.attribution === 'string' ? escapeHTML(tiles.attribution) : '',
           maxNativeZoom: 19,
           maxZoom: 22,
         }).addTo(map);
