@@ -9,11 +9,9 @@ enum ListenFailure {
             // bind(2)'s EADDRINUSE (another program has the port), EADDRNOTAVAIL (an
             // address that is not this machine's), EACCES (a port below 1024).
             return ServeProcess.describe(errno: error.errnoCode)
-        case let error as SocketAddressError:
-            switch error {
-            case .unknown(let host, _): return "unknown host \(host)"
-            default: return "\(error)"
-            }
+        case let error as SocketAddressError.UnknownHost:
+            // getaddrinfo(3)'s words: "Name or service not known".
+            return "unknown host \(error.host): \(error.errorDescription)"
         default:
             return "\(error)"
         }
