@@ -4,23 +4,31 @@
 #
 #   DESTDIR, PREFIX     as usual; BINDIR, MANDIR, DOCDIR, ZSHDIR derive from PREFIX
 #   BIN                 the built loctrack
+#   SERVE_BIN           the built loctrack-serve (make serve), the server `loctrack serve` runs
 #   COMPLETIONS         the folder holding the generated completion scripts
 #                       (loctrack.bash, _loctrack, loctrack.fish: `make completions`)
-#   SYSTEMD_UNIT        yes, no or auto: whether the unit and /etc/default/loctrack are
+#   SYSTEMD_UNIT        yes, no or auto: whether the units and their /etc/default files are
 #                       installed. auto: where systemd is (/lib/systemd/system exists) and
 #                       the install is a system-wide one (as root, or into a DESTDIR); a
 #                       user's `make install PREFIX=$HOME/.local` gets neither
-#   ENV_FILE_MODE       keep (default: an existing /etc/default/loctrack is left as it
-#                       is, it may hold the user's options) or replace (make deb)
+#   ENV_FILE_MODE       keep (default: an existing /etc/default/loctrack or loctrack-serve is
+#                       left as it is, it may hold the user's options) or replace (make deb)
 #
-# What goes where ($PREFIX=/usr/local by default; the environment file is /etc/default/loctrack
-# whatever PREFIX is, because that is the path the unit reads):
+# What goes where ($PREFIX=/usr/local by default; the environment files are in /etc/default
+# whatever PREFIX is, because that is the path the units read):
 #   $BINDIR/loctrack, $MANDIR/man1/loctrack.1
+#   $PREFIX/lib/loctrack/loctrack-serve   (where `loctrack serve` looks: ../lib/loctrack/ from
+#                                          loctrack's folder)
+#   $PREFIX/share/loctrack/web/           index.html, app.js, app.css, sky.js, openapi.json: the
+#                                          page's files, the fixed list the server reads (the server
+#                                          finds them as ../../share/loctrack/web from its folder;
+#                                          Leaflet comes from Debian's libjs-leaflet)
 #   $PREFIX/share/bash-completion/completions/loctrack
 #   $ZSHDIR/_loctrack      (share/zsh/vendor-completions for /usr, else share/zsh/site-functions)
 #   $PREFIX/share/fish/vendor_completions.d/loctrack.fish
-#   $PREFIX/lib/systemd/system/loctrack.service   (ExecStart pointing at $BINDIR/loctrack)
-#   $DESTDIR/etc/default/loctrack
+#   $PREFIX/lib/systemd/system/loctrack.service, loctrack-serve.service
+#                                          (ExecStart pointing at $BINDIR/loctrack)
+#   $DESTDIR/etc/default/loctrack, $DESTDIR/etc/default/loctrack-serve
 #   $DOCDIR/README.md, $DOCDIR/docs/*  (the same layout as the source, so links work)
 set -euo pipefail
 
@@ -28,7 +36,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 : "${PREFIX:=/usr/local}" "${DESTDIR:=}" "${INSTALL:=install}"
 : "${BINDIR:=$PREFIX/bin}" "${MANDIR:=$PREFIX/share/man}" "${DOCDIR:=$PREFIX/share/doc/loctrack}"
-: "${BIN:=.build/release/loctrack}" "${COMPLETIONS:=.build/completions}"
+: "${BIN:=.build/release/loctrack}" "${SERVE_BIN:=$(dirname "$BIN")/loctrack-serve}" "${COMPLETIONS:=.build/completions}"
 : "${SYSTEMD_UNIT:=auto}" "${ENV_FILE_MODE:=keep}"
 if [ -z "${ZSHDIR:-}" ]; then
     # Debian's zsh reads packages' completions from /usr/share/zsh/vendor-completions and
@@ -38,17 +46,26 @@ fi
 BASHDIR=$PREFIX/share/bash-completion/completions
 FISHDIR=$PREFIX/share/fish/vendor_completions.d
 UNITDIR=$PREFIX/lib/systemd/system
-ENVFILE=/etc/default/loctrack
+SERVEDIR=$PREFIX/lib/loctrack
+WEBDIR=$PREFIX/share/loctrack/web
+# Each unit and the environment file it reads (dist/systemd/NAME.service and NAME.env).
+UNITS=(loctrack loctrack-serve)
+# The page's files: the list LocTrackWeb's AssetCatalog reads from the web folder.
+WEB_FILES=(index.html app.js app.css sky.js openapi.json)
 
 # Files installed as they are: source, then destination (below DESTDIR).
 plain_files() {
     printf '%s\n' "$BIN" "$BINDIR/loctrack" \
+        "$SERVE_BIN" "$SERVEDIR/loctrack-serve" \
         docs/loctrack.1 "$MANDIR/man1/loctrack.1" \
         "$COMPLETIONS/loctrack.bash" "$BASHDIR/loctrack" \
         "$COMPLETIONS/_loctrack" "$ZSHDIR/_loctrack" \
         "$COMPLETIONS/loctrack.fish" "$FISHDIR/loctrack.fish" \
         README.md "$DOCDIR/README.md"
-    local doc
+    local doc file
+    for file in "${WEB_FILES[@]}"; do
+        printf '%s\n' "web/$file" "$WEBDIR/$file"
+    done
     for doc in docs/*.md docs/*.json docs/figures/*; do
         printf '%s\n' "$doc" "$DOCDIR/$doc"
     done
@@ -65,33 +82,37 @@ wants_unit() {
 do_install() {
     local source target mode
     while read -r source && read -r target; do
-        [ -f "$source" ] || { echo "install: $source is missing (make build completions)" >&2; exit 1; }
+        [ -f "$source" ] || { echo "install: $source is missing (make build serve completions)" >&2; exit 1; }
         mode=0644
-        [ "$target" = "$BINDIR/loctrack" ] && mode=0755
+        case $target in "$BINDIR/loctrack" | "$SERVEDIR/loctrack-serve") mode=0755 ;; esac
         "$INSTALL" -d "$DESTDIR$(dirname "$target")"
         echo "$INSTALL -m $mode $source $DESTDIR$target"
         "$INSTALL" -m "$mode" "$source" "$DESTDIR$target"
     done < <(plain_files)
 
     if ! wants_unit; then
-        echo "note: loctrack.service and $ENVFILE not installed (no systemd, or not a system-wide install; SYSTEMD_UNIT=yes installs them)"
+        echo "note: the systemd units and /etc/default/{loctrack,loctrack-serve} not installed (no systemd, or not a system-wide install; SYSTEMD_UNIT=yes installs them)"
         return 0
     fi
-    # The unit names the binary by its installed path.
+    local unit envfile
     "$INSTALL" -d "$DESTDIR$UNITDIR"
-    echo "sed 's|/usr/bin/loctrack|$BINDIR/loctrack|' dist/systemd/loctrack.service > $DESTDIR$UNITDIR/loctrack.service"
-    sed "s|/usr/bin/loctrack|$BINDIR/loctrack|g" dist/systemd/loctrack.service > "$DESTDIR$UNITDIR/loctrack.service"
-    chmod 0644 "$DESTDIR$UNITDIR/loctrack.service"
+    for unit in "${UNITS[@]}"; do
+        # The unit names the binary by its installed path.
+        echo "sed 's|/usr/bin/loctrack|$BINDIR/loctrack|' dist/systemd/$unit.service > $DESTDIR$UNITDIR/$unit.service"
+        sed "s|/usr/bin/loctrack|$BINDIR/loctrack|g" "dist/systemd/$unit.service" > "$DESTDIR$UNITDIR/$unit.service"
+        chmod 0644 "$DESTDIR$UNITDIR/$unit.service"
+
+        envfile=/etc/default/$unit
+        if [ -e "$DESTDIR$envfile" ] && [ "$ENV_FILE_MODE" = keep ]; then
+            echo "note: $DESTDIR$envfile exists, left as it is (the new one is dist/systemd/$unit.env)"
+        else
+            "$INSTALL" -d "$DESTDIR$(dirname "$envfile")"
+            echo "$INSTALL -m 0644 dist/systemd/$unit.env $DESTDIR$envfile"
+            "$INSTALL" -m 0644 "dist/systemd/$unit.env" "$DESTDIR$envfile"
+        fi
+    done
     if [ -z "$DESTDIR" ] && command -v systemctl >/dev/null 2>&1 && [ -d /run/systemd/system ]; then
         systemctl daemon-reload || true
-    fi
-
-    if [ -e "$DESTDIR$ENVFILE" ] && [ "$ENV_FILE_MODE" = keep ]; then
-        echo "note: $DESTDIR$ENVFILE exists, left as it is (the new one is dist/systemd/loctrack.env)"
-    else
-        "$INSTALL" -d "$DESTDIR$(dirname "$ENVFILE")"
-        echo "$INSTALL -m 0644 dist/systemd/loctrack.env $DESTDIR$ENVFILE"
-        "$INSTALL" -m 0644 dist/systemd/loctrack.env "$DESTDIR$ENVFILE"
     fi
 }
 
@@ -100,14 +121,19 @@ do_uninstall() {
     while read -r source && read -r target; do
         rm -f "$DESTDIR$target"
     done < <(plain_files)
-    rm -f "$DESTDIR$UNITDIR/loctrack.service"
     rmdir "$DESTDIR$DOCDIR/docs/figures" "$DESTDIR$DOCDIR/docs" "$DESTDIR$DOCDIR" 2>/dev/null || true
-    # The environment file goes only if it is still the one installed: it may hold options.
-    if cmp -s dist/systemd/loctrack.env "$DESTDIR$ENVFILE"; then
-        rm -f "$DESTDIR$ENVFILE"
-    elif [ -e "$DESTDIR$ENVFILE" ]; then
-        echo "note: $DESTDIR$ENVFILE was changed, left in place"
-    fi
+    rmdir "$DESTDIR$WEBDIR" "$DESTDIR$(dirname "$WEBDIR")" "$DESTDIR$SERVEDIR" 2>/dev/null || true
+    local unit envfile
+    for unit in "${UNITS[@]}"; do
+        rm -f "$DESTDIR$UNITDIR/$unit.service"
+        # The environment file goes only if it is still the one installed: it may hold options.
+        envfile=/etc/default/$unit
+        if cmp -s "dist/systemd/$unit.env" "$DESTDIR$envfile"; then
+            rm -f "$DESTDIR$envfile"
+        elif [ -e "$DESTDIR$envfile" ]; then
+            echo "note: $DESTDIR$envfile was changed, left in place"
+        fi
+    done
 }
 
 case ${1:-} in

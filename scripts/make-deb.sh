@@ -20,6 +20,7 @@ ARCH=$(dpkg --print-architecture)
 DEB_VERSION=$VERSION-$REVISION
 DEB=$OUTDIR/${PACKAGE}_${DEB_VERSION}_$ARCH.deb
 BINARY=$STAGE/usr/bin/loctrack
+SERVER=$STAGE/usr/lib/loctrack/loctrack-serve
 DOCDIR=$STAGE/usr/share/doc/$PACKAGE
 # Reproducible: every timestamp is the commit's (dpkg-deb clamps file times to it too).
 export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || date +%s)}
@@ -27,20 +28,21 @@ COMMIT=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 
 fail() { echo "make deb: $*" >&2; exit 1; }
 
-[ -x "$BINARY" ] || fail "$BINARY is missing: run make install DESTDIR=$STAGE PREFIX=/usr first"
-
-# The binary must run without the Swift toolchain: no library from it, no RUNPATH.
-if ldd "$BINARY" | grep -E '/opt/swift|/usr/lib/swift|swift_static|libswift|libFoundation|libdispatch' ; then
-    fail "$BINARY needs libraries of the Swift toolchain (above); build it with --static-swift-stdlib"
-fi
-if objdump -p "$BINARY" | grep -E 'RPATH|RUNPATH'; then
-    fail "$BINARY has a library search path (above); build it with --disable-local-rpath"
-fi
+for program in "$BINARY" "$SERVER"; do
+    [ -x "$program" ] || fail "$program is missing: run make install DESTDIR=$STAGE PREFIX=/usr first"
+    # Each must run without the Swift toolchain: no library from it, no RUNPATH.
+    if ldd "$program" | grep -E '/opt/swift|/usr/lib/swift|swift_static|libswift|libFoundation|libdispatch' ; then
+        fail "$program needs libraries of the Swift toolchain (above); build it with --static-swift-stdlib"
+    fi
+    if objdump -p "$program" | grep -E 'RPATH|RUNPATH'; then
+        fail "$program has a library search path (above); build it with --disable-local-rpath"
+    fi
+done
 [ "$("$BINARY" --version)" = "loctrack $VERSION" ] || fail "$BINARY --version is not 'loctrack $VERSION'"
 
 # Debian's dh_strip does the same: symbols and debug information go, code and Swift's
 # metadata sections stay.
-strip --remove-section=.comment --remove-section=.note --strip-unneeded "$BINARY"
+strip --remove-section=.comment --remove-section=.note --strip-unneeded "$BINARY" "$SERVER"
 gzip -9nf "$STAGE/usr/share/man/man1/loctrack.1"
 
 install -d "$DOCDIR"
@@ -58,8 +60,9 @@ sed "s|@YEAR@|$(date -u -d "@$SOURCE_DATE_EPOCH" +%Y)|; s|@MAINTAINER@|$MAINTAIN
     dist/debian/copyright > "$DOCDIR/copyright"
 chmod 0644 "$DOCDIR/copyright" "$DOCDIR/changelog.Debian.gz"
 
-# Dependencies: dpkg-shlibdeps reads the libraries the binary links (libgps28,
-# libmosquitto1, libc6, libstdc++6, libgcc-s1) with the versions their symbols need.
+# Dependencies: dpkg-shlibdeps reads the libraries the binaries link (libgps28,
+# libmosquitto1, libc6, libstdc++6, libgcc-s1) with the versions their symbols need; the
+# server's page needs Debian's Leaflet (read from /usr/share/javascript/leaflet).
 # It runs in a source package being built: a debian/control in the current folder (a
 # throwaway one will do) and a DEBIAN folder at the root of the package's files.
 install -d -m 0755 "$STAGE/DEBIAN"
@@ -68,8 +71,10 @@ trap 'rm -rf "$SHLIBS"' EXIT
 mkdir "$SHLIBS/debian"
 printf 'Source: %s\n\nPackage: %s\nArchitecture: any\n' "$PACKAGE" "$PACKAGE" > "$SHLIBS/debian/control"
 BINARY_PATH=$(realpath "$BINARY")
-DEPENDS=$(cd "$SHLIBS" && dpkg-shlibdeps -O "$BINARY_PATH" | sed -n 's/^shlibs:Depends=//p')
+SERVER_PATH=$(realpath "$SERVER")
+DEPENDS=$(cd "$SHLIBS" && dpkg-shlibdeps -O "$BINARY_PATH" "$SERVER_PATH" | sed -n 's/^shlibs:Depends=//p')
 [ -n "$DEPENDS" ] || fail "dpkg-shlibdeps found no dependencies"
+DEPENDS="$DEPENDS, libjs-leaflet"
 
 INSTALLED_SIZE=$(du -sk --exclude=DEBIAN "$STAGE" | cut -f1)
 cat > "$STAGE/DEBIAN/control" <<EOF
@@ -87,13 +92,16 @@ Description: GPS fixes from gpsd, one per epoch, as JSON, GPX, CSV or GeoJSON
  own field names: JSON lines, text, CSV, GPX 1.1, GeoJSON or OwnTracks. It
  records tracks into daily files that stay valid whatever ends the process,
  reports when the receiver enters or leaves named geofences, and publishes to
- an MQTT broker through an on-disk spool that loses nothing.
+ an MQTT broker through an on-disk spool that loses nothing. `loctrack serve`
+ shows the position, the track, the satellites and the receiver's state live
+ in a browser, with no internet connection needed.
  .
- The package includes a systemd unit that records daily GPX files in
- /var/lib/loctrack; it is not enabled on installation.
+ The package includes two systemd units, neither enabled on installation: one
+ records daily GPX files in /var/lib/loctrack, the other serves the live map
+ to this computer (others with a token).
 EOF
-# Kept across upgrades when the administrator changed it.
-echo /etc/default/loctrack > "$STAGE/DEBIAN/conffiles"
+# Kept across upgrades when the administrator changed them.
+printf '%s\n' /etc/default/loctrack /etc/default/loctrack-serve > "$STAGE/DEBIAN/conffiles"
 # Stop on removal, restart a running service after an upgrade; never enable or start.
 for script in postinst prerm postrm; do
     install -m 0755 "dist/debian/$script" "$STAGE/DEBIAN/$script"
