@@ -18,6 +18,9 @@ let package = Package(
         // the live state, access and assets. The server itself (Hummingbird) is the package
         // in Serve/, so that `stream` and `once` never link it (docs/serve.md).
         .library(name: "LocTrackWeb", targets: ["LocTrackWeb"]),
+        // The command line's types (ServeOptions, ExitCode), for loctrack-serve (Serve/): the
+        // server parses the words `loctrack serve` was given, and LocTrackWeb's API names them.
+        .library(name: "LocTrackCLI", targets: ["LocTrackCLI"]),
         .executable(name: "loctrack", targets: ["loctrack"]),
     ],
     targets: [

@@ -1,9 +1,29 @@
+import LocTrack
+import LocTrackCLI
 import LocTrackServe
 import LocTrackWeb
 
-// Until LocTrackWeb's WebService, ServeOptions and LiveHub land: the plumbing alone.
-ServeProcess.prepare(verbose: CommandLine.arguments.contains("--verbose"))
-let run = ServeRun(
-    host: "127.0.0.1", port: 8947, respond: { _ in WebResponse(status: 404) },
-    live: { while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }; return (0, nil) }, stop: {})
-await run.run()
+// loctrack-serve: what `loctrack serve ARGS` becomes (exec, the same words). Everything it
+// decides is LocTrackWeb's; LocTrackServe is the HTTP server around it (docs/serve.md).
+// Each setup failure is one line and its code before anything is served (ServeSetup).
+let options = ServeSetup.options(Array(CommandLine.arguments.dropFirst()))
+ServeProcess.prepare(verbose: options.verbose)
+let hub = LiveHub(maxStreams: options.maximumStreams, regions: ServeSetup.regions(options), recordedTrack: ServeSetup.track(options))
+let service = WebService(readings: hub, assets: ServeSetup.assets(), token: ServeSetup.token(options), options: options)
+// As stream without --no-reconnect: while gpsd is away the page says so, and it comes back.
+let session = GPSDSession(source: options.source, reconnectPolicy: .automatic, reportsSatellites: true)
+await ServeRun(
+    host: options.listen.host, port: options.listen.port, respond: service.respond(to:),
+    live: {
+        do throws(LocTrackError) {
+            try await hub.run(events: session.events())
+            return (0, nil)
+        } catch {
+            return (ExitCode.unavailable.rawValue, "loctrack: \(error)")
+        }
+    },
+    stop: {
+        session.finish()
+        hub.finish()
+    }
+).run()

@@ -32,17 +32,24 @@ public enum ServeProcess {
 
     /// One line on stderr, written at once (stderr may be a pipe a test reads).
     public static func printError(_ line: String) {
-        var bytes = Array(line.utf8)
-        bytes.append(UInt8(ascii: "\n"))
+        writeAll(2, Array(line.utf8) + [UInt8(ascii: "\n")])
+    }
+
+    /// `text` on stdout as it is (`--help`; nothing else is ever written there).
+    public static func printOutput(_ text: String) {
+        writeAll(1, Array(text.utf8))
+    }
+
+    private static func writeAll(_ descriptor: Int32, _ bytes: [UInt8]) {
         var written = 0
         while written < bytes.count {
-            let result = bytes[written...].withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+            let result = bytes[written...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
             if result > 0 {
                 written += result
             } else if result < 0 && errno == EINTR {
                 continue
             } else {
-                return  // stderr is gone: nothing else to tell it with
+                return  // the reader is gone: nothing else to tell it with
             }
         }
     }

@@ -1,0 +1,63 @@
+import LocTrackCLI
+import LocTrackServe
+import LocTrackWeb
+
+/// What `loctrack-serve` reads before it binds its address, each failure one line on stderr
+/// and its exit code (docs/exit-codes.md): the command line (64), the token file (78), the
+/// page's files (72), the monitor's regions and the recorded track (64, 65, 74).
+enum ServeSetup {
+    /// The command line; `--help` prints serve's help and exits 0.
+    static func options(_ arguments: [String]) -> ServeOptions {
+        let options: ServeOptions
+        do {
+            options = try ServeOptions(arguments: arguments)
+        } catch {
+            fail(error.description, ExitCode.usage.rawValue)
+        }
+        if options.helpRequested {
+            ServeProcess.printOutput(ServeOptions.helpText)
+            ServeProcess.exit(ExitCode.success.rawValue)
+        }
+        return options
+    }
+
+    static func token(_ options: ServeOptions) -> AccessToken? {
+        guard let file = options.tokenFile else { return nil }
+        do {
+            return try AccessToken.load(from: file)
+        } catch {
+            fail(error.description, error.exitCode.rawValue)
+        }
+    }
+
+    static func assets() -> AssetCatalog {
+        do {
+            return try AssetCatalog.load(webDirectory: AssetCatalog.locateWebDirectory())
+        } catch {
+            fail(error.description, error.exitCode.rawValue)
+        }
+    }
+
+    static func regions(_ options: ServeOptions) -> LiveRegions? {
+        guard let monitor = options.monitor else { return nil }
+        do {
+            return try LiveRegions.load(monitor: monitor)
+        } catch {
+            fail(error.description, error.exitCode)
+        }
+    }
+
+    static func track(_ options: ServeOptions) -> RecordedTrack? {
+        guard let pattern = options.track else { return nil }
+        do {
+            return try RecordedTrack.load(pattern: pattern.text)
+        } catch {
+            fail(error.description, error.exitCode)
+        }
+    }
+
+    private static func fail(_ message: String, _ code: Int32) -> Never {
+        ServeProcess.printError("loctrack: \(message)")
+        ServeProcess.exit(code)
+    }
+}
