@@ -41,7 +41,7 @@ enum ServeSetup {
     static func regions(_ options: ServeOptions) -> LiveRegions? {
         guard let monitor = options.monitor else { return nil }
         do {
-            return try LiveRegions.load(monitor: monitor)
+            return try LiveRegions.load(monitor: monitor, dwellSeconds: options.dwellSeconds)
         } catch {
             fail(error.description, error.exitCode)
         }

@@ -28,7 +28,15 @@ public final class WebService: Sendable {
     public func respond(to request: WebRequest) -> WebResponse {
         var response = route(request)
         response.headers = securityHeaders + response.headers
-        if request.method == "HEAD", case .bytes = response.body { response.body = .bytes([]) }
+        // HEAD: GET's headers with the length GET's body would have, and no body. The server
+        // library can only count the body it is given, so the length is given here.
+        // 204 and 304 have no Content-Length at all (RFC 9110 8.6).
+        if request.method == "HEAD", case .bytes(let body) = response.body {
+            if response.status != 204 && response.status != 304 {
+                response.headers.append(("Content-Length", String(body.count)))
+            }
+            response.body = .bytes([])
+        }
         return response
     }
 

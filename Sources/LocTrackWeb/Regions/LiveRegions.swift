@@ -29,16 +29,20 @@ public struct LiveRegions: Sendable {
     /// - Throws: 64 for an invalid name or a monitor without a state file (it has no
     ///   regions: the message says how to add some), 65 for a corrupt state file (as
     ///   `monitor run`), 74 for one that cannot be read.
-    public static func load(monitor name: String) throws(LiveSetupError) -> LiveRegions {
-        try load(monitor: name, directory: nil)
+    ///   `dwellSeconds` is `--dwell`, as `monitor run --dwell`.
+    public static func load(monitor name: String, dwellSeconds: Double = 0) throws(LiveSetupError) -> LiveRegions {
+        try load(monitor: name, directory: nil, dwellSeconds: dwellSeconds)
     }
 
     package static func load(
-        monitor name: String, directory: String?, environment: [String: String] = MonitorStore.processEnvironment
+        monitor name: String, directory: String?, dwellSeconds: Double = 0,
+        environment: [String: String] = MonitorStore.processEnvironment
     ) throws(LiveSetupError) -> LiveRegions {
         let loaded: InMemoryMonitor?
+        // Converted as `monitor run` converts its --dwell, so both decide alike.
+        let dwell = Duration.milliseconds(Int64((dwellSeconds * 1000).rounded()))
         do {
-            loaded = try InMemoryMonitor.load(named: name, directory: directory, environment: environment)
+            loaded = try InMemoryMonitor.load(named: name, directory: directory, dwell: dwell, environment: environment)
         } catch {
             throw LiveSetupError(error.description, exitCode: error.exitCode.rawValue)
         }

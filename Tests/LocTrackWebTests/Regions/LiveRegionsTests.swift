@@ -57,6 +57,17 @@ struct LiveRegionsTests {
             + "\"state\":\"unsatisfied\",\"previous\":\"satisfied\",\(place)")
     }
 
+    @Test("given --dwell 10 when the fixes are inside for less than 10 s then nothing changes, and at 10 s the region is entered")
+    func dwell() throws {
+        let directory = try TemporaryDirectory()
+        try Self.makeMonitor(in: directory.path)
+        var regions = try LiveRegions.load(monitor: "home", directory: directory.path, dwellSeconds: 10)
+        let early = regions.process(TestFixes.fix(second: 1)) + regions.process(TestFixes.fix(second: 10))
+        #expect(!early.contains { $0.contains("\"id\":\"home\"") })
+        let settled = regions.process(TestFixes.fix(second: 11))
+        #expect(settled.contains { $0.contains("\"id\":\"home\",\"state\":\"satisfied\"") })
+    }
+
     @Test("given a monitor running elsewhere and no lock file when loaded then it loads, and nothing is created or changed")
     func readsWithoutWriting() throws {
         let directory = try TemporaryDirectory()
