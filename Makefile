@@ -109,7 +109,8 @@ SERVE_DIR := Serve
 SERVE_SCRATCH ?= $(SERVE_DIR)/.build
 SERVE_BIN := $(dir $(BIN))loctrack-serve
 
-serve: $(BIN)
+# `build` first, always: `loctrack serve` is the loctrack beside it, and a stale one lacks it.
+serve: build
 	$(SWIFT) build -c release --package-path $(SERVE_DIR) --scratch-path $(SERVE_SCRATCH) --product loctrack-serve \
 		$(SWIFT_BUILD_FLAGS)
 	cp $(SERVE_SCRATCH)/release/loctrack-serve $(SERVE_BIN)
