@@ -90,10 +90,10 @@ public struct ListenAddress: Equatable, Sendable, CustomStringConvertible {
         guard !text.isEmpty, text.utf8.count <= 45 else { return nil }
         var head = text
         var tail: Substring?
-        if let gap = text.firstRange(of: "::") {
+        if let gap = text.range(ofLiteral: "::") {
             head = text[..<gap.lowerBound]
             let rest = text[gap.upperBound...]
-            guard rest.firstRange(of: "::") == nil else { return nil }
+            guard rest.range(ofLiteral: "::") == nil else { return nil }
             tail = rest
         }
         guard let headBytes = groups(head, endsAddress: tail == nil),

@@ -37,7 +37,7 @@ public struct TileSource: Equatable, Sendable {
         guard template.utf8.count <= 2_048,
               template.utf8.allSatisfy({ (0x21...0x7E).contains($0) && !Array(#""<>\^`|"#.utf8).contains($0) })
         else { throw invalid("a URL template of printable characters without blanks, quotes, <, >, \\, ^, ` or |") }
-        guard ["{z}", "{x}", "{y}"].allSatisfy({ template.firstRange(of: $0) != nil }) else {
+        guard ["{z}", "{x}", "{y}"].allSatisfy({ template.range(ofLiteral: $0) != nil }) else {
             throw invalid("a URL template with {z}, {x} and {y}")
         }
         let afterScheme = template.dropFirst(scheme.utf8.count + 3)

@@ -35,7 +35,7 @@ package enum InstallLayout {
     /// For a program built by SwiftPM (`ROOT/.build/TRIPLE/CONFIG`): the package's folder
     /// and the build folder's path below `.build` (`TRIPLE/CONFIG`); nil otherwise.
     package static func sourceTree(of programDirectory: String) -> (root: String, build: String)? {
-        guard let marker = programDirectory.firstRange(of: "/.build/") else { return nil }
+        guard let marker = programDirectory.range(ofLiteral: "/.build/") else { return nil }
         let root = String(programDirectory[..<marker.lowerBound])
         return (root.isEmpty ? "/" : root, String(programDirectory[marker.upperBound...]))
     }
