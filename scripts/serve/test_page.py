@@ -1,0 +1,264 @@
+"""Test 1: the page in headless Chromium against gpsfake replaying the demo drive (demo/track.nmea)
+into a real gpsd, with `serve --monitor page` (the Port Authority circle and demo/zones.geojson).
+
+What the page shows is compared with what gpsd sent, as gpspipe saw it (the witness), and with a
+reference `loctrack monitor run --format json` over a second monitor with the same regions:
+
+- the event connection cut for 10 s by a TCP relay between the browser and the server (the
+  browser sees its connections reset and every new one refused); afterwards the track must hold
+  every fix gpsd sent, those of the cut included;
+- screenshots during the replay (1200x800 and a 390x844 phone), written to the artifacts and,
+  with --figures, to docs/figures/serve.png and serve-phone.png;
+- after the drive: the marker at gpsd's last fix (within 1 m), the accuracy circle's radius its
+  eph, the track's points gpsd's fixes (count, and the last point), the satellites used and seen
+  those of gpsd's last SKY, the fix mode, every region's states in the reference monitor's order
+  with a colour per state, each change on the page within 2 s of the reference (of the end of
+  the cut, for a change during it);
+- the page turns stale once no fix came for --stale seconds;
+- gpsd killed: the page says "gpsd unreachable" within 2 s;
+- nothing requested from anywhere but the server, no error in the console (a CSP violation is one).
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+from typing import Dict, List, Optional
+
+from support.gpsd_replay import Replay, Witness, distance_m, last_nmea_time, nmea_sentences, time_ms
+from support.procfs import established_to
+from support.results import Result
+from support.serve_process import Serve
+from support.tcp_relay import Relay
+
+from .browser import DESKTOP, PHONE, Browser, foreign, origin_of
+from .harness import (DEMO_TRACK, LoctrackProcess, Settings, add_demo_regions, close_to, count, number,
+                      wait_until)
+
+TITLE = "the page against a gpsfake replay of the demo drive"
+EXPECTATION = "marker at the last fix (1 m), circle = eph, every fix in the track after a 10 s cut, " \
+              "satellites = SKY's, regions follow the monitor, stale, gpsd unreachable within 2 s"
+
+CUT_SECONDS = 10.0
+UNREACHABLE_LIMIT = 2.0
+
+
+def run(settings: Settings, r: Result) -> None:
+    workdir = settings.workdir("1-page")
+    state = workdir / "state"
+    if state.exists():
+        shutil.rmtree(state)
+    regions = add_demo_regions(settings.loctrack, "page", state)
+    add_demo_regions(settings.loctrack, "reference", state)
+    browser = Browser()
+    replay = serve = witness = reference = relay = None
+    try:
+        replay = Replay(workdir, DEMO_TRACK, cycle=settings.cycle)
+        serve = Serve(settings.loctrack, ["--monitor", "page", replay.source], workdir, state_home=state)
+        wait_until(lambda: established_to(serve.pid, replay.port), 10, 0.05)
+        witness = Witness(replay.source, workdir)
+        reference = LoctrackProcess(settings.loctrack, ["monitor", "run", "--format", "json", "--name", "reference",
+                                                        replay.source], workdir, "reference", state_home=state)
+        relay = Relay(serve.port)
+        url = "http://127.0.0.1:%d/" % relay.port
+        seconds = browser.open(url)
+        r.note("page ready %.2f s after the request (through the relay)" % seconds)
+        browser.record_regions()
+        config = serve.get("/api/config")
+        stale_seconds = (config.json().get("staleSeconds") if config.status == 200 else None) or 3
+        cut = _run(settings, r, browser, replay, serve, witness, reference, relay, regions, stale_seconds)
+        r.check(not foreign(browser.requests(), origin_of(url)), "nothing requested from anywhere but the server",
+                foreign(browser.requests(), origin_of(url))[:5])
+        errors = browser.console_errors(unless_between=[(cut[0] - 1, cut[1] + 5)] if cut else ())
+        r.check(not errors, "no error in the browser's console (a CSP violation, a failed load, an exception; "
+                "the network errors of the cut aside)", errors[:5])
+    finally:
+        for part in (relay, reference, witness):
+            if part is not None:
+                part.stop()
+        if serve is not None:
+            if serve.stderr().strip():
+                r.note("serve's stderr (last lines): %s" % " | ".join(serve.stderr().strip().splitlines()[-4:]))
+            serve.stop()
+        if replay is not None:
+            replay.stop()
+        browser.quit()
+
+
+def _run(settings, r: Result, browser: Browser, replay: Replay, serve: Serve, witness: Witness,
+         reference: LoctrackProcess, relay: Relay, regions: List[str], stale_seconds: float) -> Optional[tuple]:
+    """The test proper; returns the cut's (start, end) in wall-clock seconds, once it happened."""
+    started = wait_until(lambda: (count(browser.field("trackPoints")) or 0) >= 8, 40, 0.1)
+    if not r.check(bool(started), "the page shows fixes during the replay (8 or more within 40 s)",
+                   browser.field("trackPoints")):
+        return None
+
+    # -- the cut -----------------------------------------------------------------------------------
+    before = browser.field("lastEventId")
+    relay.cut()
+    cut_wall, cut_at = time.time(), time.monotonic()
+    time.sleep(0.5)
+    early = browser.field("lastEventId")
+    time.sleep(max(0.0, cut_at + CUT_SECONDS - 0.5 - time.monotonic()))
+    late = browser.field("lastEventId")
+    time.sleep(max(0.0, cut_at + CUT_SECONDS - time.monotonic()))
+    relay.restore()
+    restore_wall, restored_at = time.time(), time.monotonic()
+    during = [line for at, line in list(witness.lines) if cut_at <= at <= restored_at and '"class":"TPV"' in line]
+    r.check(early == late, "the cut holds: no event reached the page between 0.5 s and 9.5 s into it",
+            "lastEventId %s before, %s at 0.5 s, %s at 9.5 s" % (before, early, late))
+    r.check(len(during) >= 5, "gpsd went on sending during the cut", "%d TPVs in %g s" % (len(during), CUT_SECONDS))
+    r.note("relay: %d connections joined, %d refused during the cut" % (relay.accepted, relay.refused_while_cut))
+
+    # -- screenshots, once the page has caught up ----------------------------------------------------
+    caught_up = wait_until(lambda: count(browser.field("trackPoints")) == len(witness.fixes()), 15, 0.1)
+    last_time = last_nmea_time(DEMO_TRACK)
+    mid_replay = not witness.seen_time(last_time)
+    shots = [("serve.png", DESKTOP, False), ("serve-phone.png", PHONE, True)]
+    for name, (width, height), mobile in shots:
+        path = settings.out / name
+        browser.screenshot(path, width, height, mobile=mobile)
+        if settings.figures is not None:
+            settings.figures.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, settings.figures / name)
+    r.note("screenshots %s (%s the replay; the page %s)" % (
+        ", ".join(str(settings.out / name) for name, _, _ in shots), "during" if mid_replay else "after",
+        "caught up" if caught_up else "not caught up"))
+
+    # -- the end of the drive ------------------------------------------------------------------------
+    timeout = nmea_sentences(DEMO_TRACK) * max(settings.cycle, 0.05) * 3 + 60
+    if not r.check(witness.wait_time(last_time, timeout), "gpsd sent the drive's last epoch (%s)" % last_time):
+        return cut_wall, restore_wall
+    fixes = witness.fixes()
+    last = fixes[-1]
+    last_ms = time_ms(last["time"])
+    page = browser.wait(lambda p: p["fields"]["trackLast"][0] == last_ms, 10)
+    if not r.check(page is not None, "the page's last track point is gpsd's last fix (%s) within 10 s" % last["time"],
+                   browser.field("trackLast")):
+        page = browser.page()
+    fields, elements = page["fields"], page["elements"]
+    r.figure = "%d fixes; %d sent during the 10 s cut" % (len(fixes), len(during))
+    check_position(r, fields, last)
+    check_track(r, fields, fixes)
+    check_sky(r, fields, elements, witness.last_sky())
+    text = (fields.get("fixStatus") or "") + " " + ((elements.get("fix-status") or {}).get("text") or "")
+    r.check(str(fields.get("mode")) in ("3", "3D") or "3D" in text,
+            "fix mode 3D, as gpsd's last TPV (mode %s, no status)" % last.get("mode"),
+            (fields.get("mode"), fields.get("fixStatus"), (elements.get("fix-status") or {}).get("text")))
+    check_regions(r, browser.region_log(), reference.objects(), regions, (cut_wall, restore_wall))
+
+    # -- staleness, then gpsd gone -------------------------------------------------------------------
+    quiet_since = time.monotonic()
+    stale = browser.wait(lambda p: p["fields"]["stale"] is True, stale_seconds + 3)
+    r.check(stale is not None, "no fix for --stale (%g s): the page says stale within %g s" % (stale_seconds, stale_seconds + 3),
+            "after %.1f s: stale=%s" % (time.monotonic() - quiet_since, browser.field("stale")))
+    killed_at = replay.stop()
+    said = browser.wait(lambda p: "gpsd unreachable" in banner_text(p).lower(), 10, 0.02)
+    after = time.monotonic() - killed_at
+    r.check(said is not None and after <= UNREACHABLE_LIMIT,
+            "gpsd killed: the page says \"gpsd unreachable\" within %g s" % UNREACHABLE_LIMIT,
+            "%.2f s, banner %r" % (after, banner_text(said or browser.page())))
+    if said is not None:
+        r.figure += "; \"gpsd unreachable\" %.2f s after gpsd was killed" % after
+        r.check(bool((said["elements"].get("banner") or {}).get("visible")), "#banner is visible",
+                said["elements"].get("banner"))
+    return cut_wall, restore_wall
+
+
+def banner_text(page: Optional[Dict]) -> str:
+    if not page:
+        return ""
+    element = page["elements"].get("banner") or {}
+    return "%s %s" % (page["fields"].get("banner") or "", element.get("text") or "")
+
+
+def check_position(r: Result, fields: Dict, last: Dict) -> None:
+    marker = fields.get("marker")
+    try:
+        off = distance_m(float(marker[0]), float(marker[1]), last["lat"], last["lon"])
+    except (TypeError, IndexError, ValueError):
+        off = None
+    r.check(off is not None and off <= 1.0, "the marker stands at gpsd's last fix (%.7f, %.7f) within 1 m"
+            % (last["lat"], last["lon"]), "marker %s, %s m off" % (marker, "?" if off is None else "%.3f" % off))
+    r.check(close_to(fields.get("accuracyRadius"), last.get("eph"), 0.01),
+            "the accuracy circle's radius is the fix's eph (%s m)" % last.get("eph"), fields.get("accuracyRadius"))
+
+
+def check_track(r: Result, fields: Dict, fixes: List[Dict]) -> None:
+    points = fields.get("trackPoints")
+    r.check(count(points) == len(fixes), "the track has one point per fix gpsd sent (%d), the cut's included"
+            % len(fixes), count(points))
+    last = fixes[-1]
+    tail = fields.get("trackLast") or []
+    r.check(len(tail) >= 3 and tail[0] == time_ms(last["time"]) and close_to(tail[1], last["lat"], 1e-7)
+            and close_to(tail[2], last["lon"], 1e-7),
+            "the track's last point is [time, lat, lon] of gpsd's last fix", tail)
+    if fields.get("fixCount") is not None:
+        r.check(number(fields.get("fixCount")) == len(fixes), "fixCount = the fixes gpsd sent", fields.get("fixCount"))
+    if isinstance(points, list):  # the page keeps the points themselves: every one, in order
+        expected = [(time_ms(fix["time"]), fix["lat"], fix["lon"]) for fix in fixes]
+        got = [(point[0], point[1], point[2]) for point in points if isinstance(point, list) and len(point) >= 3]
+        same = len(got) == len(expected) and all(
+            g[0] == e[0] and close_to(g[1], e[1], 1e-7) and close_to(g[2], e[2], 1e-7) for g, e in zip(got, expected))
+        r.check(same, "every point is gpsd's fix of that time, in order",
+                [(g, e) for g, e in zip(got, expected) if g[0] != e[0]][:3])
+
+
+def check_sky(r: Result, fields: Dict, elements: Dict, sky: Optional[Dict]) -> None:
+    if not r.check(sky is not None, "gpsd sent SKY reports"):
+        return
+    satellites = sky.get("satellites") or []
+    used = sky.get("uSat", sum(1 for s in satellites if s.get("used")))
+    seen = sky.get("nSat", len(satellites))
+    r.check(number(fields.get("satellitesUsed")) == used, "satellites used = the last SKY's uSat (%d)" % used,
+            fields.get("satellitesUsed"))
+    r.check(number((elements.get("sat-used") or {}).get("text")) == used, "#sat-used shows %d" % used,
+            elements.get("sat-used"))
+    r.check(number(fields.get("satellitesSeen")) == seen, "satellites seen = the last SKY's nSat (%d)" % seen,
+            fields.get("satellitesSeen"))
+    r.check(number((elements.get("sat-seen") or {}).get("text")) == seen, "#sat-seen shows %d" % seen,
+            elements.get("sat-seen"))
+
+
+def collapse(states: List[str]) -> List[str]:
+    """satisfied/unsatisfied in order, repeats and unknown left out."""
+    result: List[str] = []
+    for state in states:
+        if state in ("satisfied", "unsatisfied") and (not result or result[-1] != state):
+            result.append(state)
+    return result
+
+
+def check_regions(r: Result, log: List[Dict], events: List, regions: List[str], cut: tuple) -> None:
+    """The page's regions (sampled every 20 ms in the page) against the reference monitor's events."""
+    reference: Dict[str, List[tuple]] = {region: [] for region in regions}
+    for at, event in events:
+        if event.get("class") == "EVENT" and event.get("id") in reference and event.get("state"):
+            if not reference[event["id"]] or reference[event["id"]][-1][1] != event["state"]:
+                reference[event["id"]].append((at, event["state"]))
+    changes = sum(len(collapse([s for _, s in steps])) for steps in reference.values())
+    if not r.check(changes >= 2, "the reference monitor reported transitions along the drive", reference):
+        return
+    for region in regions:
+        expected = collapse([state for _, state in reference[region]])
+        seen = [(entry["t"] / 1000.0, (entry.get("regions") or {}).get(region), (entry.get("colours") or {}).get(region))
+                for entry in log]
+        page_states = collapse([state for _, state, _ in seen])
+        r.check(page_states == expected, "region %s: the page's states %s = the monitor's" % (region, expected),
+                page_states)
+        colours: Dict[str, set] = {}
+        for _, state, colour in seen:
+            if state in ("satisfied", "unsatisfied"):
+                colours.setdefault(state, set()).add(str(colour))
+        if "satisfied" in colours and "unsatisfied" in colours:
+            r.check(len(colours["satisfied"]) == 1 and len(colours["unsatisfied"]) == 1
+                    and colours["satisfied"] != colours["unsatisfied"] and "None" not in colours["satisfied"],
+                    "region %s: one colour inside, another outside" % region, colours)
+        lags = []
+        for at, state in reference[region]:
+            target = max(at, cut[1]) if cut[0] <= at <= cut[1] else at
+            shown = [t for t, s, _ in seen if s == state and t >= target - 1.0]
+            lags.append(None if not shown else round(shown[0] - target, 2))
+        r.check(all(lag is not None and lag <= 2.0 for lag in lags),
+                "region %s: each change on the page within 2 s of the monitor's event (of the cut's end)" % region,
+                lags)
