@@ -5,11 +5,12 @@ anything from the internet fails visibly: the requests it made are read from Chr
 network log (requests()), its console errors (a Content-Security-Policy violation, a failed
 load) from the browser log (console_errors()).
 
-The page keeps what it shows in `window.loctrack` (the page contract: ready, lastEventId, marker,
-accuracyRadius, trackPoints, trackLast, fixCount, status, mode, fixStatus, satellitesUsed,
-satellitesSeen, regions, regionColours, stale, banner, loadMs) and in the elements #fix-status,
-#sat-used, #sat-seen and #banner; page() reads them, each field on its own, so a field the page
-lacks reads as None instead of failing the read.
+The page keeps what it shows in `window.loctrack` (web/README.md, "For the browser tests": ready,
+lastEventId, marker, accuracyRadius, trackPoints, trackTotal, trackLast, fixCount, status, mode,
+fixStatus, satellitesUsed, satellitesSeen, regions, regionColours, stale, banner, loadMs,
+eventsOpen, follow, tiles, cspViolations) and in the elements #fix-status, #sat-used, #sat-seen and
+#banner; page() reads them, each field on its own, so a field the page lacks reads as None
+instead of failing the read.
 """
 
 from __future__ import annotations
@@ -22,8 +23,9 @@ from typing import Any, Dict, List, Optional
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
-FIELDS = ["ready", "lastEventId", "marker", "accuracyRadius", "trackPoints", "trackLast", "fixCount", "status", "mode",
-          "fixStatus", "satellitesUsed", "satellitesSeen", "regions", "regionColours", "stale", "banner", "loadMs"]
+FIELDS = ["ready", "lastEventId", "marker", "accuracyRadius", "trackPoints", "trackTotal", "trackLast", "fixCount", "status",
+          "mode", "fixStatus", "satellitesUsed", "satellitesSeen", "regions", "regionColours", "stale", "banner", "loadMs",
+          "eventsOpen", "follow", "tiles", "cspViolations"]
 ELEMENTS = ["fix-status", "sat-used", "sat-seen", "banner"]
 DESKTOP = (1200, 800)
 PHONE = (390, 844)
@@ -81,7 +83,11 @@ class Browser:
                          "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
                          "--window-size=%d,%d" % (width, height), "--enable-precise-memory-info",
                          "--no-first-run", "--no-default-browser-check", "--disable-extensions",
-                         "--disable-background-networking", "--disable-component-update"):
+                         "--disable-background-networking", "--disable-component-update",
+                         # The page under test keeps running while a screenshot is made in another tab:
+                         # no throttling of background tabs' timers.
+                         "--disable-background-timer-throttling", "--disable-renderer-backgrounding",
+                         "--disable-backgrounding-occluded-windows"):
             options.add_argument(argument)
         options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
         self.driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
@@ -191,16 +197,24 @@ class Browser:
         self.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
             "width": width, "height": height, "deviceScaleFactor": scale, "mobile": mobile})
 
-    def screenshot(self, path: Path, width: int, height: int, mobile: bool = False, settle: float = 0.5) -> None:
-        """A PNG of the viewport at width x height CSS pixels (a phone: mobile, touch layout), then
-        back to the desktop size."""
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._metrics(width, height, mobile)
-        time.sleep(settle)  # the page's layout and Leaflet's resize handler
-        shot = self.driver.execute_cdp_cmd("Page.captureScreenshot", {"format": "png"})
-        import base64
-        path.write_bytes(base64.b64decode(shot["data"]))
-        self._metrics(self.size[0], self.size[1], mobile=False)
+    def snapshots(self, url: str, shots, timeout: float = 20.0) -> None:
+        """Opens url in a new tab once per (path, width, height, mobile) of shots, at that size, so
+        the page fits the track so far to that viewport as a visitor would see it; a PNG of each;
+        then closes the tab and returns to the page under test, which kept running."""
+        original = self.driver.current_window_handle
+        self.driver.switch_to.new_window("tab")
+        try:
+            for path, width, height, mobile in shots:
+                self._metrics(width, height, mobile)
+                self.open(url, timeout)
+                time.sleep(0.7)  # the first paint after ready: tiles none, the sky plot, fonts
+                path.parent.mkdir(parents=True, exist_ok=True)
+                shot = self.driver.execute_cdp_cmd("Page.captureScreenshot", {"format": "png"})
+                import base64
+                path.write_bytes(base64.b64decode(shot["data"]))
+        finally:
+            self.driver.close()
+            self.driver.switch_to.window(original)
 
     def quit(self) -> None:
         try:

@@ -50,6 +50,8 @@ def run(settings: Settings, r: Result) -> None:
         shutil.rmtree(state)
     regions = add_demo_regions(settings.loctrack, "page", state)
     add_demo_regions(settings.loctrack, "reference", state)
+    monitor_file = state / "loctrack" / "page.monitor.json"
+    stored = monitor_file.read_bytes() if monitor_file.exists() else None
     browser = Browser()
     replay = serve = witness = reference = relay = None
     try:
@@ -66,9 +68,12 @@ def run(settings: Settings, r: Result) -> None:
         browser.record_regions()
         config = serve.get("/api/config")
         stale_seconds = (config.json().get("staleSeconds") if config.status == 200 else None) or 3
-        cut = _run(settings, r, browser, replay, serve, witness, reference, relay, regions, stale_seconds)
+        cut = _run(settings, r, browser, url, replay, witness, reference, relay, regions, stale_seconds)
         r.check(not foreign(browser.requests(), origin_of(url)), "nothing requested from anywhere but the server",
                 foreign(browser.requests(), origin_of(url))[:5])
+        r.check(stored is not None and monitor_file.read_bytes() == stored,
+                "serve never wrote the monitor's file (%s is as monitor add left it)" % monitor_file.name,
+                "missing" if stored is None else "changed")
         errors = browser.console_errors(unless_between=[(cut[0] - 1, cut[1] + 5)] if cut else ())
         r.check(not errors, "no error in the browser's console (a CSP violation, a failed load, an exception; "
                 "the network errors of the cut aside)", errors[:5])
@@ -85,7 +90,7 @@ def run(settings: Settings, r: Result) -> None:
         browser.quit()
 
 
-def _run(settings, r: Result, browser: Browser, replay: Replay, serve: Serve, witness: Witness,
+def _run(settings, r: Result, browser: Browser, url: str, replay: Replay, witness: Witness,
          reference: LoctrackProcess, relay: Relay, regions: List[str], stale_seconds: float) -> Optional[tuple]:
     """The test proper; returns the cut's (start, end) in wall-clock seconds, once it happened."""
     started = wait_until(lambda: (count(browser.field("trackPoints")) or 0) >= 8, 40, 0.1)
@@ -100,7 +105,8 @@ def _run(settings, r: Result, browser: Browser, replay: Replay, serve: Serve, wi
     time.sleep(0.5)
     early = browser.field("lastEventId")
     time.sleep(max(0.0, cut_at + CUT_SECONDS - 0.5 - time.monotonic()))
-    late = browser.field("lastEventId")
+    late_page = browser.page()
+    late = late_page["fields"].get("lastEventId")
     time.sleep(max(0.0, cut_at + CUT_SECONDS - time.monotonic()))
     relay.restore()
     restore_wall, restored_at = time.time(), time.monotonic()
@@ -108,6 +114,9 @@ def _run(settings, r: Result, browser: Browser, replay: Replay, serve: Serve, wi
     r.check(early == late, "the cut holds: no event reached the page between 0.5 s and 9.5 s into it",
             "lastEventId %s before, %s at 0.5 s, %s at 9.5 s" % (before, early, late))
     r.check(len(during) >= 5, "gpsd went on sending during the cut", "%d TPVs in %g s" % (len(during), CUT_SECONDS))
+    r.check("unreachable" in banner_text(late_page).lower() and late_page["fields"].get("eventsOpen") is not True,
+            "during the cut the page says the server is unreachable (and its event stream is not open)",
+            "banner %r, eventsOpen %r" % (banner_text(late_page), late_page["fields"].get("eventsOpen")))
     r.note("relay: %d connections joined, %d refused during the cut" % (relay.accepted, relay.refused_while_cut))
 
     # -- screenshots, once the page has caught up ----------------------------------------------------
@@ -115,12 +124,11 @@ def _run(settings, r: Result, browser: Browser, replay: Replay, serve: Serve, wi
     last_time = last_nmea_time(DEMO_TRACK)
     mid_replay = not witness.seen_time(last_time)
     shots = [("serve.png", DESKTOP, False), ("serve-phone.png", PHONE, True)]
-    for name, (width, height), mobile in shots:
-        path = settings.out / name
-        browser.screenshot(path, width, height, mobile=mobile)
-        if settings.figures is not None:
-            settings.figures.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(path, settings.figures / name)
+    browser.snapshots(url, [(settings.out / name, width, height, mobile) for name, (width, height), mobile in shots])
+    if settings.figures is not None:
+        settings.figures.mkdir(parents=True, exist_ok=True)
+        for name, _, _ in shots:
+            shutil.copyfile(settings.out / name, settings.figures / name)
     r.note("screenshots %s (%s the replay; the page %s)" % (
         ", ".join(str(settings.out / name) for name, _, _ in shots), "during" if mid_replay else "after",
         "caught up" if caught_up else "not caught up"))
@@ -142,9 +150,16 @@ def _run(settings, r: Result, browser: Browser, replay: Replay, serve: Serve, wi
     check_track(r, fields, fixes)
     check_sky(r, fields, elements, witness.last_sky())
     text = (fields.get("fixStatus") or "") + " " + ((elements.get("fix-status") or {}).get("text") or "")
-    r.check(str(fields.get("mode")) in ("3", "3D") or "3D" in text,
-            "fix mode 3D, as gpsd's last TPV (mode %s, no status)" % last.get("mode"),
+    r.check(fields.get("mode") == "3D" and fields.get("fixStatus") == "GPS" and "GPS" in text,
+            "mode 3D, status GPS, as gpsd's last TPV (mode %s, no status field)" % last.get("mode"),
             (fields.get("mode"), fields.get("fixStatus"), (elements.get("fix-status") or {}).get("text")))
+    states = browser.evaluate("return Array.from(document.querySelectorAll('[id^=\"region-\"]'))"
+                              ".filter(e => e.id !== 'region-list').map(e => [e.id.slice(7), e.dataset.state])")
+    r.check(dict(states or []) == (fields.get("regions") or {}) and len(states or []) == len(regions),
+            "the region list shows each region (#region-ID) with the state of window.loctrack.regions",
+            states)
+    r.check(fields.get("cspViolations") in ([], None) and not (fields.get("cspViolations") or []),
+            "the page saw no Content-Security-Policy violation", fields.get("cspViolations"))
     check_regions(r, browser.region_log(), reference.objects(), regions, (cut_wall, restore_wall))
 
     # -- staleness, then gpsd gone -------------------------------------------------------------------
@@ -193,8 +208,9 @@ def check_track(r: Result, fields: Dict, fixes: List[Dict]) -> None:
     r.check(len(tail) >= 3 and tail[0] == time_ms(last["time"]) and close_to(tail[1], last["lat"], 1e-7)
             and close_to(tail[2], last["lon"], 1e-7),
             "the track's last point is [time, lat, lon] of gpsd's last fix", tail)
-    if fields.get("fixCount") is not None:
-        r.check(number(fields.get("fixCount")) == len(fixes), "fixCount = the fixes gpsd sent", fields.get("fixCount"))
+    if fields.get("trackTotal") is not None:
+        r.check(number(fields.get("trackTotal")) == len(fixes), "trackTotal (the track at load + the fixes since) = the "
+                "fixes gpsd sent", fields.get("trackTotal"))
     if isinstance(points, list):  # the page keeps the points themselves: every one, in order
         expected = [(time_ms(fix["time"]), fix["lat"], fix["lon"]) for fix in fixes]
         got = [(point[0], point[1], point[2]) for point in points if isinstance(point, list) and len(point) >= 3]

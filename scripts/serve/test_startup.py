@@ -47,6 +47,7 @@ def run(settings: Settings, r: Result) -> None:
     any_address = "0.0.0.0:%d" % port
     cases = [
         ("--listen 0.0.0.0:PORT without --token-file", ["--listen", any_address, source], 64),
+        ("--listen [::]:PORT without --token-file", ["--listen", "[::]:%d" % port, source], 64),
         ("--token-file that does not exist", ["--listen", any_address, "--token-file", str(workdir / "absent"), source], 78),
         ("--token-file empty", ["--listen", any_address, "--token-file", token_file("token-empty", "", 0o600), source], 78),
         ("--token-file of blanks", ["--listen", any_address, "--token-file", token_file("token-blank", "  \n\t\n", 0o600),
@@ -57,7 +58,8 @@ def run(settings: Settings, r: Result) -> None:
         cases.append(("--token-file mode %o" % mode, ["--listen", any_address, "--token-file",
                                                       token_file("token-%o" % mode, "s3cret-token\n", mode), source], 78))
     for listen in ("127.0.0.1:", "127.0.0.1:port", "127.0.0.1:65536", "127.0.0.1:-1", "127.0.0.1:80:90", ":::",
-                   "", "127.0.0.1:8947x"):
+                   "", "127.0.0.1:8947x", "127.000.0.1:8947", "example.com:8947", "[::1:8947", "::1:8947",
+                   "256.1.1.1:8947"):
         cases.append(("--listen %r" % listen, ["--listen", listen, source], 64))
     cases.append(("an unknown option", ["--no-such-option", source], 64))
 
