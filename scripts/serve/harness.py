@@ -118,6 +118,20 @@ class LoctrackProcess:
         kill_group(self.process)
 
 
+def start_after_witness(r, witness, start: Callable[[], Any], pid_of: Callable[[Any], int], port: int) -> Any:
+    """Starts the server once the witness (gpspipe) watches, and checks that the server was connected
+    to gpsd before gpsd's first report, so that both saw every report (the comparison's premise)."""
+    if not witness.wait_watching(10):
+        raise RuntimeError("gpspipe got no WATCH answer from gpsd within 10 s")
+    from support.procfs import established_to
+    server = start()
+    wait_until(lambda: established_to(pid_of(server), port), 10, 0.02)
+    early = witness.count("TPV")
+    r.check(early == 0, "loctrack serve was connected to gpsd before gpsd's first report (gpspipe, watching first, "
+            "had none yet)", "%d TPVs already" % early)
+    return server
+
+
 def close_to(a: Optional[float], b: Optional[float], tolerance: float) -> bool:
     try:
         return a is not None and b is not None and abs(float(a) - float(b)) <= tolerance

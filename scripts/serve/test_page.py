@@ -26,14 +26,13 @@ import time
 from typing import Dict, List, Optional
 
 from support.gpsd_replay import Replay, Witness, distance_m, last_nmea_time, nmea_sentences, time_ms
-from support.procfs import established_to
 from support.results import Result
 from support.serve_process import Serve
 from support.tcp_relay import Relay
 
 from .browser import DESKTOP, PHONE, Browser, foreign, origin_of
 from .harness import (DEMO_TRACK, LoctrackProcess, Settings, add_demo_regions, close_to, count, number,
-                      wait_until)
+                      start_after_witness, wait_until)
 
 TITLE = "the page against a gpsfake replay of the demo drive"
 EXPECTATION = "marker at the last fix (1 m), circle = eph, every fix in the track after a 10 s cut, " \
@@ -56,11 +55,12 @@ def run(settings: Settings, r: Result) -> None:
     replay = serve = witness = reference = relay = None
     try:
         replay = Replay(workdir, DEMO_TRACK, cycle=settings.cycle)
-        serve = Serve(settings.loctrack, ["--monitor", "page", replay.source], workdir, state_home=state)
-        wait_until(lambda: established_to(serve.pid, replay.port), 10, 0.05)
         witness = Witness(replay.source, workdir)
         reference = LoctrackProcess(settings.loctrack, ["monitor", "run", "--format", "json", "--name", "reference",
                                                         replay.source], workdir, "reference", state_home=state)
+        serve = start_after_witness(r, witness, lambda: Serve(settings.loctrack, ["--monitor", "page", replay.source],
+                                                              workdir, state_home=state),
+                                    lambda server: server.pid, replay.port)
         relay = Relay(serve.port)
         url = "http://127.0.0.1:%d/" % relay.port
         seconds = browser.open(url)

@@ -21,7 +21,6 @@ from __future__ import annotations
 import socket
 import threading
 import time
-from pathlib import Path
 from typing import List, Optional
 
 from support import http_raw

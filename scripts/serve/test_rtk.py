@@ -6,12 +6,11 @@ the marker is at gpsd's last fix (1 m), the circle's radius its eph, the track o
 from __future__ import annotations
 
 from support.gpsd_replay import Replay, Witness, distance_m, last_nmea_time, time_ms
-from support.procfs import established_to
 from support.results import Result
 from support.serve_process import Serve
 
 from .browser import Browser, foreign, origin_of
-from .harness import RTK_LOG, Settings, close_to, count, wait_until
+from .harness import RTK_LOG, Settings, close_to, count, start_after_witness
 
 TITLE = "the page against an RTK recording"
 EXPECTATION = "status \"RTK fixed\"; marker at the last fix (1 m), circle = eph, one track point per fix"
@@ -25,9 +24,9 @@ def run(settings: Settings, r: Result) -> None:
     replay = serve = witness = None
     try:
         replay = Replay(workdir, RTK_LOG, cycle=0.01)
-        serve = Serve(settings.loctrack, [replay.source], workdir)
-        wait_until(lambda: established_to(serve.pid, replay.port), 10, 0.05)
         witness = Witness(replay.source, workdir)
+        serve = start_after_witness(r, witness, lambda: Serve(settings.loctrack, [replay.source], workdir),
+                                    lambda server: server.pid, replay.port)
         browser.open(serve.url("/"))
         last_time = last_nmea_time(RTK_LOG)
         if not r.check(witness.wait_time(last_time, 60), "gpsd sent the recording's last epoch (%s)" % last_time):

@@ -1,9 +1,10 @@
 """A real gpsd fed by gpsfake from a recording, and gpsd's own account of what it sent (gpspipe).
 
 Replay: `gpsfake -q -1 -W WAIT -P PORT -c CYCLE LOG` on a free loopback port, listening when the
-constructor returns. gpsd opens the device when its first client watches, and its first second
-or so of the log goes to recognising the receiver, so clients that connect within about a second
-of each other see the same reports (scripts/serve starts its reference and loctrack that way).
+constructor returns. gpsd opens the device when its first client watches, and the log's first
+half second or more goes to recognising the receiver before gpsd reports anything, so clients
+that watch within that time see the same reports: scripts/serve starts the witness first, then
+loctrack, and checks that loctrack was connected before gpsd's first report.
 After the log's last sentence gpsd stays up for WAIT seconds (the test kills it when it wants
 gpsd gone, and measures from that moment).
 
@@ -105,6 +106,20 @@ class Witness:
                 out.write(raw)
                 with self.lock:
                     self.lines.append((time.monotonic(), raw.decode("utf-8", "replace").rstrip("\r\n")))
+
+    def wait_watching(self, timeout: float) -> bool:
+        """Waits for gpsd's WATCH answer: from then on gpsd sends this client every report."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with self.lock:
+                if any('"class":"WATCH"' in line for _, line in self.lines):
+                    return True
+            time.sleep(0.02)
+        return False
+
+    def count(self, kind: str) -> int:
+        with self.lock:
+            return sum(1 for _, line in self.lines if '"class":"%s"' % kind in line)
 
     def reports(self, kind: str) -> List[Dict]:
         with self.lock:
