@@ -417,7 +417,8 @@ ha-test: build ha-deps
 #                        from another lock: about 15 s (PyPI must be reachable). python3-venv is
 #                        installed (apt) when Python cannot make a venv.
 #                        `python3 scripts/serve lock` re-resolves the lock (scripts/serve/requirements.in).
-#   make serve-test      make serve (the release loctrack and loctrack-serve), serve-deps, then the
+#   make serve-test      release builds of loctrack and loctrack-serve (make build, make serve),
+#                        serve-deps, then the
 #                        tests, each with its own gpsd (gpsfake; the scripted gpsd only for test 6's
 #                        steady 100 fixes a second) and `loctrack serve`, with Debian's /usr/bin/python3
 #                        (python3-selenium): 1 the page in headless Chromium against the demo drive
@@ -449,8 +450,8 @@ serve-deps:
 		{ $$sudo apt-get update >/dev/null 2>&1 && $$sudo apt-get install -y python3-venv >/dev/null; }; }
 	$(SERVE_PYTHON) scripts/serve deps
 
-serve-test: serve serve-deps
+serve-test: build serve serve-deps
 	$(SERVE_PYTHON) scripts/serve test --loctrack '$(SERVE_LOCTRACK)' $(SERVE_FLAGS)
 
-serve-screenshot: serve
+serve-screenshot: build serve
 	$(SERVE_PYTHON) scripts/serve screenshot --loctrack '$(SERVE_LOCTRACK)' $(SERVE_FLAGS)
