@@ -109,6 +109,14 @@ def check_token(r: Result, serve: Serve, token: str) -> None:
     response = serve.get("/api/status")
     r.check(response.status == 401 and (response.header("Content-Type") or "").startswith("text/plain")
             and response.body.strip().count(b"\n") == 0, "a 401 is one line of text/plain", response.body[:200])
+    r.check((response.header("WWW-Authenticate") or "").lower().startswith("bearer"), "a 401 says WWW-Authenticate: Bearer",
+            response.header("WWW-Authenticate"))
+    for method in ("POST", "DELETE"):
+        response = serve.get("/", method=method)
+        r.check(response.status == 401, "%s / without the token: 401 (the token before the method)" % method,
+                response.summary())
+    response = serve.get("/?token=" + secrets.token_hex(16), {"Cookie": "loctrack_token=" + token})
+    r.check(response.status == 401, "a wrong ?token= with a good cookie: 401", response.summary())
     events = SseClient(serve.port, timeout=5)
     r.check(events.response.status == 401, "GET /events without the token: 401", events.response.summary())
     events.close()
@@ -125,7 +133,8 @@ def check_token(r: Result, serve: Serve, token: str) -> None:
     stream.close()
 
     for path, target in (("/?token=%s" % token, "/"), ("/api/track?max=10&token=%s" % token, "/api/track?max=10"),
-                         ("/api/track?token=%s&max=10" % token, "/api/track?max=10")):
+                         ("/api/track?token=%s&max=10" % token, "/api/track?max=10"),
+                         ("//evil.example/?token=%s" % token, "/"), ("/\\evil.example/?token=%s" % token, "/")):
         response = serve.get(path)
         location = response.header("Location") or ""
         cookies = response.header_all("Set-Cookie")
@@ -133,8 +142,10 @@ def check_token(r: Result, serve: Serve, token: str) -> None:
         attributes = [part.strip().lower() for part in (ours[0] if ours else "").split(";")]
         shown = path.replace(token, "TOKEN")
         r.check(response.status == 303, "GET %s: 303" % shown, response.summary())
-        r.check(location.split("://", 1)[-1].endswith(target) and token not in location,
-                "GET %s: Location %s (the address without the token)" % (shown, target), location)
+        r.check(location == target or (location.startswith("http") and location.split("://", 1)[1].split("/", 1)[0]
+                                       in ("127.0.0.1:%d" % serve.port, "0.0.0.0:%d" % serve.port)
+                                       and "/" + location.split("://", 1)[1].split("/", 1)[1] == target),
+                "GET %s: Location %s (the address without the token, on this server)" % (shown, target), location)
         r.check(bool(ours) and attributes[0] == "loctrack_token=" + token.lower() and "httponly" in attributes
                 and "samesite=strict" in attributes,
                 "GET %s: Set-Cookie loctrack_token=TOKEN; HttpOnly; SameSite=Strict" % shown,

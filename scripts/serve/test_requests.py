@@ -4,12 +4,13 @@
 - Path traversal (`/../etc/passwd`, `/%2e%2e/`, `/leaflet/../../../etc/passwd`,
   `/leaflet/images/%2e%2e%2fx`, `//etc/passwd`, NUL, backslashes, ...): 404, a short text/plain
   body, no file's content; the fixed list still serves Leaflet byte for byte as Debian installed it.
-- Methods other than GET and HEAD: 405 with `Allow: GET, HEAD`; HEAD: GET's headers, no body.
+- Methods other than GET and HEAD: 405 with `Allow: GET, HEAD`; HEAD: GET's headers, no body
+  (HEAD /events opens no stream); the page's ETag gives 304.
 - A 64 KiB header, 80 KiB of headers, a 64 KiB request line: 431 or 400, or the connection closed;
   a 12 KiB head is still served.
 - Malformed request lines and headers: 4xx.
 - A request with a body (Content-Length or chunked): 413, also when the body never comes.
-- Bad parameters of /api/track: 400, one line.
+- Bad parameters of /api/track: 400, one line (empty ones are the defaults, unknown ones ignored).
 - A slowloris (20 connections trickling a head, 5 sending nothing): each closed within 12 s (the
   limit is 10 s), while a normal request is answered within 1 s; an idle kept-alive connection
   is closed within 12 s.
@@ -100,7 +101,7 @@ def check_traversal(r: Result, serve: Serve) -> None:
 def check_methods(r: Result, serve: Serve) -> None:
     for method in ("POST", "PUT", "DELETE", "PATCH", "OPTIONS", "TRACE", "BREW"):
         for path in ("/", "/api/fix", "/events"):
-            response = http_raw.exchange(serve.port, ("%s %s HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n"
+            response = http_raw.exchange(serve.port, ("%s %s HTTP/1.1\r\nHost: x\r\n"
                                                       "Connection: close\r\n\r\n" % (method, path)).encode())
             allow = [part.strip() for part in (response.header("Allow") or "").split(",")]
             if method == "BREW" and response.status == 400:
@@ -116,6 +117,17 @@ def check_methods(r: Result, serve: Serve) -> None:
     r.check(head.status == 200 and head.header("Content-Length") == get.header("Content-Length")
             and head.header("Content-Type") == get.header("Content-Type") and head.closed,
             "HEAD /: 200 with GET's Content-Length and Content-Type, and no body", head.summary())
+    etag = get.header("ETag")
+    if r.check(bool(etag), "GET / has an ETag", get.header("ETag")):
+        again = serve.get("/", {"If-None-Match": etag})
+        r.check(again.status == 304 and not again.body, "GET / with If-None-Match: its ETag: 304 without a body",
+                again.summary())
+        other = serve.get("/", {"If-None-Match": '"not-the-etag"'})
+        r.check(other.status == 200 and other.body == get.body, "... with another ETag: 200 and the page", other.summary())
+    head_events = http_raw.exchange(serve.port, b"HEAD /events HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+                                    method="HEAD", then_probe_close=3.0)
+    r.check(head_events.status == 200 and "text/event-stream" in (head_events.header("Content-Type") or "")
+            and head_events.closed, "HEAD /events: 200 text/event-stream, no stream (closed at once)", head_events.summary())
     head_api = http_raw.exchange(serve.port, b"HEAD /api/status HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
                                  method="HEAD", then_probe_close=1.0)
     r.check(head_api.status == 200 and head_api.closed, "HEAD /api/status: 200, no body", head_api.summary())
@@ -167,10 +179,13 @@ def check_bodies(r: Result, serve: Serve) -> None:
 
 
 def check_parameters(r: Result, serve: Serve) -> None:
-    for query in ("format=xml", "max=abc", "max=-5", "since=yesterday", "since=2026-13-45T99:00:00Z", "format="):
+    for query in ("format=xml", "max=abc", "max=-5", "max=0", "since=yesterday", "since=2026-13-45T99:00:00Z"):
         response = serve.get("/api/track?" + query)
         r.check(response.status == 400 and response.body.strip().count(b"\n") == 0 and response.body.strip(),
                 "/api/track?%s: 400 with one line" % query, "%s %r" % (response.summary(), response.body[:100]))
+    for query in ("max=", "format=", "max=10&max=20", "nonsense=1"):  # docs/http.md: empty = default, others ignored
+        response = serve.get("/api/track?" + query)
+        r.check(response.status == 200, "/api/track?%s: 200" % query, response.summary())
 
 
 def check_slowloris(r: Result, serve: Serve) -> None:

@@ -2,8 +2,9 @@
 "loctrack: "), nothing on stdout, the documented exit code, within 5 s.
 
 - a non-loopback --listen without --token-file: 64;
-- a token file that is missing, empty, blank, a directory, or readable or writable by group or
-  others (644, 640, 604, 620): 78;
+- a token file that is missing, empty, blank, a directory, over 64 KiB, readable or writable by
+  group or others (644, 640, 604, 620, 606), or a token a cookie cannot hold (a blank, `;`, `,`,
+  `"`, `\`, a control character): 78;
 - a port already in use (a socket listening on it): 69;
 - a malformed --listen: 64;
 and, as the control, the same command with a valid --listen starts, listens and ends with exit 0
@@ -53,7 +54,13 @@ def run(settings: Settings, r: Result) -> None:
         ("--token-file of blanks", ["--listen", any_address, "--token-file", token_file("token-blank", "  \n\t\n", 0o600),
                                     source], 78),
         ("--token-file a directory", ["--listen", any_address, "--token-file", str(directory), source], 78),
+        ("--token-file of 70 KiB", ["--listen", any_address, "--token-file",
+                                    token_file("token-big", "x" * (70 * 1024) + "\n", 0o600), source], 78),
     ]
+    for name, content in (("blank", "two words\n"), ("semicolon", "abc;def\n"), ("comma", "abc,def\n"),
+                          ("quote", 'abc"def\n'), ("backslash", "abc\\def\n"), ("control", "abc\x01def\n")):
+        cases.append(("a token with a %s in it" % name, ["--listen", any_address, "--token-file",
+                                                          token_file("token-%s" % name, content, 0o600), source], 78))
     for mode in (0o644, 0o640, 0o604, 0o620, 0o606):
         cases.append(("--token-file mode %o" % mode, ["--listen", any_address, "--token-file",
                                                       token_file("token-%o" % mode, "s3cret-token\n", mode), source], 78))
