@@ -148,7 +148,7 @@ def run_stalled(opts, base: str):
             time.sleep(0.25)
             samples.append(serve.rss_kb() or 0)
             for index, client in enumerate(fleet.stalled()):
-                if index not in cut and client.tcp_state() in ("CLOSE_WAIT", "CLOSE", None):
+                if index not in cut and client.cut_off():
                     cut[index] = time.monotonic() - start
                     if len(cut) == stalled:
                         last_cut_rss = samples[-1]

@@ -46,14 +46,16 @@ for (const id of arguments[1]) {
 return out;
 """
 
-# Records every change of the regions' states and colours, with Date.now(), at 20 ms.
+# Records every change of what the page shows of the regions and of its staleness, with Date.now(),
+# every 20 ms, from the moment it is installed.
 _RECORDER = """
-window.__regionLog = [];
+window.__pageLog = [];
 let last = '';
 setInterval(() => {
   const l = window.loctrack || {};
-  const now = JSON.stringify([l.regions || null, l.regionColours || null]);
-  if (now !== last) { last = now; window.__regionLog.push({t: Date.now(), regions: l.regions || null, colours: l.regionColours || null}); }
+  const entry = {regions: l.regions || null, colours: l.regionColours || null, stale: l.stale, banner: l.banner};
+  const now = JSON.stringify(entry);
+  if (now !== last) { last = now; entry.t = Date.now(); window.__pageLog.push(entry); }
 }, 20);
 """
 
@@ -137,11 +139,13 @@ class Browser:
     def evaluate(self, script: str, *args):
         return self.driver.execute_script(script, *args)
 
-    def record_regions(self) -> None:
+    def record(self) -> None:
+        """Starts recording the page's regions, colours, staleness and banner as they change."""
         self.driver.execute_script(_RECORDER)
 
-    def region_log(self) -> List[Dict]:
-        return self.driver.execute_script("return window.__regionLog || []")
+    def page_log(self) -> List[Dict]:
+        """What record() saw: {t (ms, Date.now()), regions, colours, stale, banner} at each change."""
+        return self.driver.execute_script("return window.__pageLog || []")
 
     # -- what the page did -------------------------------------------------------------------------
 

@@ -1,5 +1,6 @@
 """gpsd's side of the load test (test 6): the scripted gpsd (scripts/support/scripted_gpsd.py)
-replaying a generated script of TPVs at a steady rate, from the moment go() is called until stop().
+replaying a generated script of TPVs (and SKYs) at a steady rate, from the moment go() is called
+until stop().
 
 A real gpsd cannot do this on demand: a hundred distinct epochs a second for as long as the test
 needs, starting when the test's clients are connected. Everything else in the suite is fed by
@@ -33,9 +34,27 @@ def tpv(ms: int, k: int) -> bytes:
             % (DEVICE, stamp, lat, lon)).encode()
 
 
+def sky(ms: int, satellites: int) -> bytes:
+    """A SKY report as gpsd 3.22 writes it, with `satellites` satellites (half of them used)."""
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(ms // 1000)) + ".%03dZ" % (ms % 1000)
+    entries = []
+    for index in range(satellites):
+        gnss = (0, 2, 3, 6)[index % 4]
+        entries.append('{"PRN":%d,"el":%.1f,"az":%.1f,"ss":%.1f,"used":%s,"gnssid":%d,"svid":%d,"health":1}' % (
+            index + 1, 10.0 + (index * 7) % 80, (index * 37) % 360, 20.0 + index % 30, "true" if index % 2 == 0 else "false",
+            gnss, index // 4 + 1))
+    return ('{"class":"SKY","device":"%s","time":"%s","xdop":0.55,"ydop":0.71,"vdop":1.12,"tdop":0.83,"hdop":0.90,'
+            '"gdop":1.67,"pdop":1.43,"nSat":%d,"uSat":%d,"satellites":[%s]}'
+            % (DEVICE, stamp, satellites, (satellites + 1) // 2, ",".join(entries))).encode()
+
+
 class Feed:
-    def __init__(self, rate: float):
+    """`rate` epochs a second, each a TPV and, with `satellites`, a SKY of that many satellites
+    (the big reports: they fill a stalled client's socket buffers in seconds, not minutes)."""
+
+    def __init__(self, rate: float, satellites: int = 0):
         self.rate = rate
+        self.satellites = satellites
         self.going = threading.Event()
         self.stopping = threading.Event()
         self.sent = 0
@@ -79,4 +98,6 @@ class Feed:
             k += 1
             self.sent = k
             yield tpv(ms, k)
+            if self.satellites:
+                yield sky(ms, self.satellites)
             next_at += 1.0 / self.rate

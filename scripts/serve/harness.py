@@ -118,18 +118,24 @@ class LoctrackProcess:
         kill_group(self.process)
 
 
-def start_after_witness(r, witness, start: Callable[[], Any], pid_of: Callable[[Any], int], port: int) -> Any:
-    """Starts the server once the witness (gpspipe) watches, and checks that the server was connected
-    to gpsd before gpsd's first report, so that both saw every report (the comparison's premise)."""
-    if not witness.wait_watching(10):
-        raise RuntimeError("gpspipe got no WATCH answer from gpsd within 10 s")
+def start_witnessed(r, replay, workdir: Path, start: Callable[[], Any]) -> Tuple[Any, Any]:
+    """Starts the server (start()), waits until it is connected to gpsd (whose device opens at its
+    WATCH), then the witness (gpspipe -w, quick to start); checks that the witness watched before
+    the server had its first fix, so that both saw every report gpsd sent (the comparisons'
+    premise: gpsd spends the log's first half second or more recognising the receiver). Returns
+    (server, witness)."""
+    from support.gpsd_replay import Witness
     from support.procfs import established_to
     server = start()
-    wait_until(lambda: established_to(pid_of(server), port), 10, 0.02)
-    early = witness.count("TPV")
-    r.check(early == 0, "loctrack serve was connected to gpsd before gpsd's first report (gpspipe, watching first, "
-            "had none yet)", "%d TPVs already" % early)
-    return server
+    wait_until(lambda: established_to(server.pid, replay.port), 10, 0.01)
+    witness = Witness(replay.source, workdir)
+    if not witness.wait_watching(10):
+        raise RuntimeError("gpspipe got no WATCH answer from gpsd within 10 s")
+    response = server.get("/api/track?max=2")
+    total = response.json().get("total") if response.status == 200 else None
+    r.check(total == 0, "gpspipe watched gpsd before loctrack serve had a fix (both see every report)",
+            "serve's track: %s fixes when gpspipe watched" % total)
+    return server, witness
 
 
 def close_to(a: Optional[float], b: Optional[float], tolerance: float) -> bool:

@@ -3,8 +3,8 @@
 Replay: `gpsfake -q -1 -W WAIT -P PORT -c CYCLE LOG` on a free loopback port, listening when the
 constructor returns. gpsd opens the device when its first client watches, and the log's first
 half second or more goes to recognising the receiver before gpsd reports anything, so clients
-that watch within that time see the same reports: scripts/serve starts the witness first, then
-loctrack, and checks that loctrack was connected before gpsd's first report.
+that watch within that time see the same reports: scripts/serve starts loctrack, then the witness
+as soon as loctrack is connected, and checks that the witness watched before loctrack had a fix.
 After the log's last sentence gpsd stays up for WAIT seconds (the test kills it when it wants
 gpsd gone, and measures from that moment).
 

@@ -53,7 +53,7 @@ class Serve:
         if state_home is not None:
             env["XDG_STATE_HOME"] = str(state_home)
         env.update(environment or {})
-        with open(self.stdout_path, "ab") as out, open(self.stderr_path, "ab") as err:
+        with open(self.stdout_path, "wb") as out, open(self.stderr_path, "wb") as err:
             self.process = spawn(self.args, stdin=subprocess.DEVNULL, stdout=out, stderr=err, env=env)
         self.started = time.monotonic()
         deadline = self.started + start_timeout

@@ -182,6 +182,18 @@ class SseClient:
         has closed its end (what a stalled client that does not read shows), ESTABLISHED while open."""
         return tcp_state_of(self.local_port, self.port)
 
+    def server_state(self) -> Optional[str]:
+        """The server's end of this connection as the kernel sees it (loopback: both ends are here)."""
+        return tcp_state_of(self.port, self.local_port)
+
+    def cut_off(self) -> bool:
+        """Whether the server has ended this stream. A stalled client does not see the server's FIN
+        until it has read everything queued before it (megabytes on loopback), so the server's end
+        tells first: FIN_WAIT1 with its send queue still full, or gone after a reset."""
+        mine, theirs = self.tcp_state(), self.server_state()
+        return mine in ("CLOSE_WAIT", "CLOSE", None) or theirs in (
+            "FIN_WAIT1", "FIN_WAIT2", "CLOSING", "LAST_ACK", "TIME_WAIT", "CLOSE", None)
+
     def numbers(self) -> List[Optional[int]]:
         return [event.number() for event in self.events]
 
