@@ -258,10 +258,10 @@ bench-tools:
 		echo "bench: could not install$$missing; the benchmark leaves out what needs it"; \
 	fi
 
-bench: bench-build bench-tools
+bench: bench-build bench-tools serve
 	$(or $(PYTHON),python3) Benchmarks/run.py --loctrack $(BENCH_LOCTRACK) $(BENCH_FLAGS)
 
-bench-smoke: bench-build bench-tools
+bench-smoke: bench-build bench-tools serve
 	$(or $(PYTHON),python3) Benchmarks/run.py --smoke --loctrack $(BENCH_LOCTRACK) $(BENCH_FLAGS)
 
 # ---------------------------------------------------------------------------
@@ -407,3 +407,52 @@ ha-deps:
 
 ha-test: build ha-deps
 	$(or $(PYTHON),python3) scripts/ha test --loctrack '$(HA_LOCTRACK)' $(HA_FLAGS)
+
+# ---------------------------------------------------------------------------
+# serve-test: `loctrack serve` as a user meets it (scripts/serve/; what each test asserts:
+# python3 scripts/serve --help and scripts/serve/__init__.py)
+#
+#   make serve-deps      the virtual environment schemathesis runs from: .build-serve/venv, made
+#                        from the lock scripts/serve/requirements.txt (schemathesis 4.32.5 and its
+#                        requirements, 27 packages from PyPI, pip --no-deps) when missing or made
+#                        from another lock: about 15 s (PyPI must be reachable). python3-venv is
+#                        installed (apt) when Python cannot make a venv.
+#                        `python3 scripts/serve lock` re-resolves the lock (scripts/serve/requirements.in).
+#   make serve-test      release builds of loctrack and loctrack-serve (make build, make serve),
+#                        serve-deps, then the
+#                        tests, each with its own gpsd (gpsfake; the scripted gpsd only for test 6's
+#                        steady 100 fixes a second) and `loctrack serve`, with Debian's /usr/bin/python3
+#                        (python3-selenium): 1 the page in headless Chromium against the demo drive
+#                        (marker, accuracy circle, every fix after a 10 s cut of the event
+#                        connection, satellites, the monitor's regions, stale, "gpsd unreachable"
+#                        within 2 s, nothing from the internet; screenshots), 2 the page against an
+#                        RTK recording ("RTK fixed"), 3 the access token and the headers, 4 refused
+#                        starts (exit 64, 69, 78), 5 path traversal, oversized, malformed and
+#                        bodied requests, slowloris, 6 1,000 connections and 100 streams of which 10
+#                        stop reading, 7 schemathesis against web/openapi.json. About 4 minutes on
+#                        2 cores. Every test is skipped with a message while loctrack-serve is not
+#                        built (7 also while web/openapi.json is missing). Artifacts: out/serve/.
+#                        Variables: SERVE_LOCTRACK=another loctrack (default $(BIN); loctrack-serve
+#                        next to it), SERVE_FLAGS='--only 1,5 --cycle 0.05' (python3 scripts/serve
+#                        --help), SERVE_PYTHON (default /usr/bin/python3: Debian's selenium is for it).
+#   make serve-screenshot  test 1 alone, its screenshots also written to docs/figures/serve.png
+#                        (1200x800) and docs/figures/serve-phone.png (390x844).
+# ---------------------------------------------------------------------------
+SERVE_LOCTRACK ?= $(BIN)
+SERVE_FLAGS ?=
+SERVE_PYTHON ?= /usr/bin/python3
+
+.PHONY: serve-deps serve-test serve-screenshot
+serve-deps:
+	@$(SERVE_PYTHON) -c 'import ensurepip, venv' 2>/dev/null || { \
+		sudo=$$( [ "$$(id -u)" -eq 0 ] || echo sudo ); \
+		echo "serve-deps: installing python3-venv"; \
+		$$sudo apt-get install -y python3-venv >/dev/null 2>&1 || \
+		{ $$sudo apt-get update >/dev/null 2>&1 && $$sudo apt-get install -y python3-venv >/dev/null; }; }
+	$(SERVE_PYTHON) scripts/serve deps
+
+serve-test: build serve serve-deps
+	$(SERVE_PYTHON) scripts/serve test --loctrack '$(SERVE_LOCTRACK)' $(SERVE_FLAGS)
+
+serve-screenshot: build serve
+	$(SERVE_PYTHON) scripts/serve screenshot --loctrack '$(SERVE_LOCTRACK)' $(SERVE_FLAGS)

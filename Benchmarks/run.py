@@ -44,8 +44,16 @@ Workloads:
              every fix of every device must arrive, in order (bench/fleet.py).
              Both need mosquitto and mosquitto-clients (`make deps`); without them they are
              left out with a note.
+  serve-sse  100 event streams on `loctrack serve` at 10 Hz: CPU per delivered event, latency from
+             the emulator's write to a stream's receipt (p50, p99), memory; then 90 reading and 10
+             stalled streams on a 200 Hz flood: memory stays bounded, the 10 are cut off
+             (bench/serve.py).
+  serve-day  86,400 fixes (a day at 1 Hz) kept by `loctrack serve`, the page loaded in headless
+             Chromium: its loadMs (target 1 s) and JavaScript heap (target 100 MB).
+             Both need loctrack-serve next to loctrack (`make serve`), serve-day also chromium,
+             chromium-driver and python3-selenium; without them they are left out with a note.
 
-Usage: run.py [--smoke] [--rounds N] [--only flood,steady,once,once-warm,once-cold,long,monitor,record,publish,fleet] ...
+Usage: run.py [--smoke] [--rounds N] [--only flood,steady,once,once-warm,once-cold,long,monitor,record,publish,fleet,serve] ...
        (run.py --help lists every option)
 Exit status: 0 when every run completed and every correctness check passed (missed targets
 and timing-dependent oddities on a loaded machine are reported, not failed), 1 otherwise.
@@ -73,10 +81,12 @@ from bench.record import RECORD_CHECKS, record_section, run_record  # noqa: E402
 from bench.once import run_once_cold, run_once_warm  # noqa: E402
 from bench.publish import PUBLISH_CHECKS, publish_section, run_publish  # noqa: E402
 from bench.report import git_revision, report  # noqa: E402
+from bench import serve  # noqa: E402
 from bench.steady import run_steady  # noqa: E402
 
 BIN = os.path.join(HERE, "bin")
-PARTS = ("flood", "steady", "once-warm", "once-cold", "long", "monitor", "record", "publish", "fleet")
+PARTS = ("flood", "steady", "once-warm", "once-cold", "long", "monitor", "record", "publish", "fleet", "serve-sse",
+         "serve-day")
 
 
 def options():
@@ -94,6 +104,13 @@ def options():
     parser.add_argument("--fleet-devices", type=int, default=50, help="loctrack processes of the fleet part")
     parser.add_argument("--fleet-rate", type=float, default=10, help="Hz of each fleet device's emulator")
     parser.add_argument("--fleet-seconds", type=float, default=30, help="how long each fleet device publishes")
+    parser.add_argument("--serve-streams", type=int, default=100, help="event streams of the serve-sse part")
+    parser.add_argument("--serve-stalled", type=int, default=10, help="of them, how many stop reading (its 2nd run)")
+    parser.add_argument("--serve-seconds", type=float, default=30, help="how long serve-sse's 10 Hz run lasts")
+    parser.add_argument("--serve-stall-cap", type=float, default=60, help="seconds serve-sse waits for the stalled "
+                        "streams to be cut off")
+    parser.add_argument("--serve-day-fixes", type=int, default=86_400, help="fixes of the serve-day part (1 Hz)")
+    parser.add_argument("--serve-day-rounds", type=int, default=3, help="page loads of the serve-day part")
     parser.add_argument("--steady-seconds", type=float, default=30)
     parser.add_argument("--warm-seconds", type=float, default=2)
     parser.add_argument("--idle-seconds", type=float, default=10)
@@ -103,8 +120,8 @@ def options():
                              "median needs more rounds than the driver's spawn jitter)")
     parser.add_argument("--once-max-age", type=float, default=2, help="loctrack once --max-age")
     parser.add_argument("--rates", default="1,10")
-    parser.add_argument("--only", default="flood,steady,once,long,monitor,record,publish,fleet", help="any of " + ", ".join(PARTS) +
-                        "; once means both once-warm and once-cold")
+    parser.add_argument("--only", default="flood,steady,once,long,monitor,record,publish,fleet,serve",
+                        help="any of " + ", ".join(PARTS) + "; once means both once-warm and once-cold, serve both serve parts")
     parser.add_argument("--loctrack", default=os.environ.get("LOCTRACK",
                                                              os.path.join(ROOT, ".build/release/loctrack")))
     parser.add_argument("--emulator", default=os.path.join(BIN, "flood_gpsd"))
@@ -123,6 +140,8 @@ def options():
         opts.monitor_polygons = 200
         opts.publish_messages = opts.publish_messages or 500
         opts.fleet_devices, opts.fleet_seconds = 5, 2
+        opts.serve_streams, opts.serve_stalled, opts.serve_seconds = 10, 1, 3
+        opts.serve_day_fixes, opts.serve_day_rounds, opts.serve_stall_cap = 5_000, 1, 30
         opts.steady_seconds = 2
         opts.warm_seconds = 1
         opts.idle_seconds = 1
@@ -138,8 +157,8 @@ def options():
     opts.publish_messages = opts.publish_messages or opts.flood_epochs
     opts.monitor_timeout = 600 + opts.flood_epochs / 200  # a slow monitor is a figure, not a hang
     opts.once_cold_timeout = 40
-    opts.only = {part for item in opts.only.split(",") if item
-                 for part in (("once-warm", "once-cold") if item == "once" else (item,))}
+    expand = {"once": ("once-warm", "once-cold"), "serve": ("serve-sse", "serve-day")}
+    opts.only = {part for item in opts.only.split(",") if item for part in expand.get(item, (item,))}
     if opts.output is None:
         opts.output = os.path.join(BIN, "smoke.md") if opts.smoke else os.path.join(HERE, "results", "latest.md")
     return opts
@@ -171,6 +190,11 @@ def main() -> int:
         if part in opts.only and mqtt_missing:
             note(f"{part}: left out, missing {'; '.join(mqtt_missing)} (`make deps` installs them)")
             opts.only.discard(part)
+    serve_missing = serve.missing(opts.loctrack)
+    for part in ("serve-sse", "serve-day"):
+        if part in opts.only and serve_missing:
+            note(f"{part}: left out, missing {'; '.join(serve_missing)}")
+            opts.only.discard(part)
     procs.install_cleanup()
     opts.revision = git_revision()
     clients = make_clients(opts)
@@ -185,11 +209,14 @@ def main() -> int:
         record = run_record(opts, workdir) if "record" in opts.only else None
         published = run_publish(opts, workdir) if "publish" in opts.only else None
         fleet = run_fleet(opts, workdir) if "fleet" in opts.only else None
+        served = serve.run_serve_sse(opts, workdir) if "serve-sse" in opts.only else None
+        day = serve.run_serve_day(opts, workdir) if "serve-day" in opts.only else None
     sections = ((monitor_section(opts, monitor) if monitor else []) + (record_section(opts, record) if record else [])
                 + (publish_section(opts, published) if published else [])
-                + (fleet_section(opts, fleet) if fleet else []))
+                + (fleet_section(opts, fleet) if fleet else [])
+                + (serve.serve_section(opts, served, day) if served or day else []))
     checked = ([MONITOR_CHECKS] if monitor else []) + ([RECORD_CHECKS] if record else []) + ([PUBLISH_CHECKS] if published else []) + \
-        ([FLEET_CHECKS] if fleet else [])
+        ([FLEET_CHECKS] if fleet else []) + ([serve.SERVE_CHECKS] if served or day else [])
     table = report(opts, clients, floods, steady, warm, cold, long, sections, checked)
     print(table)
     os.makedirs(os.path.dirname(os.path.abspath(opts.output)), exist_ok=True)

@@ -1,4 +1,4 @@
-"""What the test tools share (scripts/*.py, scripts/faults/, Benchmarks/run.py): Python 3 standard library only.
+"""What the test tools share (scripts/*.py, scripts/faults/, scripts/ha/, scripts/serve/, Benchmarks/run.py): Python 3 standard library only.
 
 processes      children in sessions of their own, killed as a group, all ended at exit; loopback ports
 procfs         what /proc says about processes: CPU time, memory, context switches, connections
@@ -7,4 +7,9 @@ scripted_gpsd  the scripted gpsd (FakeGpsd): conformance, quirks, the faults and
 gpsd_session   one client of the scripted gpsd: the banner, the replay, the answers to requests
 fix_check      gpsd's epochs, loctrack's fixes checked against them (conformance)
 flood_gpsd.c   the flood gpsd emulator, in C (the benchmark and the faults compile and run it)
+gpsd_replay    gpsfake + a real gpsd replaying a recording; gpspipe as the witness of what it sent
+serve_process  `loctrack serve` as a process: started, listening, its CPU and memory (scripts/serve, the bench)
+http_raw       HTTP/1.1 over a plain socket, the bytes written as they are (malformed requests included)
+sse_clients    event-stream clients, many read by one thread; stalled ones that never read
+tcp_relay      a loopback TCP relay that can cut every connection (a network that goes away)
 """

@@ -1,0 +1,33 @@
+"""serve: `loctrack serve` tested as a user meets it (`make serve-test`; `make serve-deps` makes only
+the venv; `make serve-screenshot` also writes docs/figures/serve.png and serve-phone.png).
+
+Real processes only: gpsd fed by gpsfake (the demo drive, demo/track.nmea, and an RTK recording,
+fixtures/nmea-rtk.log), the real `loctrack serve` (the release binaries .build/release/loctrack and
+the loctrack-serve it execs, built by `make serve`), headless Chromium driven by chromedriver
+(Debian's chromium, chromium-driver and python3-selenium, so /usr/bin/python3), and schemathesis
+from PyPI in its own venv (.build-serve/venv). The scripted gpsd only feeds test 6, a steady
+100 fixes a second that a real gpsd cannot give on demand. What the page shows is compared with
+what gpsd sent, read by gpspipe on the same gpsd, and with a reference `loctrack monitor run`.
+
+  python3 scripts/serve [test] [--loctrack PATH] [--only 1,3] [--out DIR] [--figures DIR]
+  python3 scripts/serve deps         the venv only
+  python3 scripts/serve lock         re-resolve requirements.txt
+  python3 scripts/serve screenshot   test 1 only, its screenshots also into docs/figures
+  python3 scripts/serve load URL     load a page in Chromium, print loadMs and the heap as JSON
+                                     (the benchmark's day-at-1-Hz part runs this)
+
+The tests (each starts its own gpsd and server): 1 the page against the demo drive (marker, accuracy
+circle, track after a 10 s cut of the event connection, satellites, regions, staleness, "gpsd
+unreachable" within 2 s, nothing from the internet, screenshots), 2 the page against the RTK
+recording ("RTK fixed"), 3 the access token and the headers, 4 refused starts (exit codes 64, 69,
+78), 5 hostile and malformed requests and a slowloris, 6 1,000 connections and 100 streams of
+which 10 stop reading, 7 schemathesis against web/openapi.json. Every test is skipped, with a
+message, while loctrack-serve is not built; 7 also while web/openapi.json does not exist.
+
+Modules: harness (settings, recordings, waits, regions, a reference loctrack), browser (Chromium),
+feed (the scripted gpsd of test 6), venv (schemathesis), the tests (test_page 1, test_rtk 2,
+test_access 3, test_startup 4, test_requests 5, test_load 6, test_openapi 7), cli. Shared with the
+other tools, in scripts/support: processes, procfs, results, scripted_gpsd, and, written for
+these tests and the serve benchmark: serve_process, gpsd_replay, http_raw, sse_clients, tcp_relay.
+Artifacts (each process's output, gpspipe's capture, screenshots, schemathesis's log) in out/serve/.
+"""
