@@ -46,7 +46,7 @@ Workloads:
              left out with a note.
   serve-sse  100 event streams on `loctrack serve` at 10 Hz: CPU per delivered event, latency from
              the emulator's write to a stream's receipt (p50, p99), memory; then 90 reading and 10
-             stalled streams on a 200 Hz flood: memory stays bounded, the 10 are cut off
+             stalled streams at 100 Hz with big SKYs: memory stays bounded, the 10 are cut off
              (bench/serve.py).
   serve-day  86,400 fixes (a day at 1 Hz) kept by `loctrack serve`, the page loaded in headless
              Chromium: its loadMs (target 1 s) and JavaScript heap (target 100 MB).
