@@ -98,7 +98,7 @@ def run_serve_sse(opts, workdir: str):
         while emulator.poll() is None and time.monotonic() - start < seconds + 30:
             samples.append(serve.rss_kb() or 0)
             time.sleep(0.25)
-        time.sleep(1.0)
+        fleet.wait_quiet()
         cpu1 = serve.cpu()
         fleet.stop()
         stamps = _stamps(stamps_path)
@@ -161,15 +161,20 @@ def run_stalled(opts, base: str):
             if len(cut) == stalled and time.monotonic() - start > max(cut.values()) + 2:
                 break
         procs.stop(emulator)
-        time.sleep(1.0)
+        fleet.wait_quiet()
         samples.append(serve.rss_kb() or 0)
         fleet.stop()
         if len(cut) < stalled:
             warn(f"serve-sse: only {len(cut)} of {stalled} stalled streams were cut off within {opts.serve_stall_cap:g} s")
-        sequences = {(c.numbers()[0] if c.events else None, c.numbers()[-1] if c.events else None)
-                     for c in fleet.reading()}
-        if any(gaps(c.numbers()) for c in fleet.reading()) or len(sequences) != 1:
-            warn("serve-sse: with stalled streams, the reading ones did not all get every event in order")
+        sequences = {}
+        for c in fleet.reading():
+            numbers = c.numbers()
+            key = (numbers[0] if numbers else None, numbers[-1] if numbers else None, len(numbers), c.eof)
+            sequences[key] = sequences.get(key, 0) + 1
+        gapped = [(c.local_port, gaps(c.numbers())[:3]) for c in fleet.reading() if gaps(c.numbers())]
+        if gapped or len(sequences) != 1:
+            warn(f"serve-sse: with stalled streams, the reading ones did not all get every event in order: "
+                 f"(first, last, events, ended) -> streams {sequences}; gaps {gapped[:3]}")
         result = {"readers": readers, "stalled": stalled, "cut": sorted(cut.values()), "start_mb": start_rss / 1024,
                   "peak_mb": max(samples) / 1024, "last_cut_mb": last_cut_rss and last_cut_rss / 1024,
                   "end_mb": samples[-1] / 1024,

@@ -202,7 +202,7 @@ def check_streams(r: Result, serve: Serve, feed: Feed) -> None:
             if len(cut_at) == STALLED and time.monotonic() - started > max(cut_at.values()) + 3:
                 break
         feed.stop()
-        time.sleep(2.0)  # the last fixes, and the status event of gpsd's hang-up, reach the readers
+        fleet.wait_quiet()  # the last fixes, and the status event of gpsd's hang-up, reach the readers
         samples.append(serve.rss_kb() or 0)
         fleet.stop()
         seconds = time.monotonic() - started

@@ -261,6 +261,20 @@ class Fleet:
                 with self.lock:
                     client.feed(chunk, now)
 
+    def wait_quiet(self, quiet: float = 1.5, timeout: float = 15.0) -> bool:
+        """Waits until no stream has got an event for `quiet` seconds (the last events of a run, a
+        status event after gpsd's hang-up, have reached everyone); False after timeout."""
+        deadline = time.monotonic() + timeout
+        last, since = self.event_count(), time.monotonic()
+        while time.monotonic() < deadline:
+            time.sleep(0.1)
+            now = self.event_count()
+            if now != last:
+                last, since = now, time.monotonic()
+            elif time.monotonic() - since >= quiet:
+                return True
+        return False
+
     def stop(self) -> None:
         self.stopping.set()
         if self.thread is not None:
