@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import Dict, List, Optional
 
-from support.gpsd_replay import Replay, distance_m, last_nmea_time, time_ms
+from support.gpsd_replay import Replay, distance_m, last_nmea_time, nmea, time_ms, with_lead_in
 from support.results import Result
 from support.serve_process import Serve
 
@@ -32,13 +32,7 @@ STATUS_NAMES = {2: "DGPS", 3: "RTK fixed", 4: "RTK float"}
 CYCLE = 0.01
 PAUSE_AFTER = 200  # sentences (100 epochs of 10 Hz: gpsd's recognition of the receiver takes about half)
 PAUSE_SENTENCES = 500  # 5 s at CYCLE
-
-
-def nmea(body: str) -> str:
-    checksum = 0
-    for byte in body.encode():
-        checksum ^= byte
-    return "$%s*%02X" % (body, checksum)
+LEAD_IN = 150  # sentences before the log (1.5 s at CYCLE): time for loctrack and gpspipe to watch
 
 
 def paused_log(workdir: Path) -> Path:
@@ -58,7 +52,7 @@ def run(settings: Settings, r: Result) -> None:
     browser = Browser()
     replay = serve = witness = None
     try:
-        replay = Replay(workdir, log, cycle=CYCLE)
+        replay = Replay(workdir, with_lead_in(log, workdir, LEAD_IN), cycle=CYCLE)
         serve, witness = start_witnessed(r, replay, workdir, lambda: Serve(settings.loctrack, [replay.source], workdir))
         browser.open(serve.url("/"))
         browser.record()

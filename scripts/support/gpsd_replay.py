@@ -3,8 +3,10 @@
 Replay: `gpsfake -q -1 -W WAIT -P PORT -c CYCLE LOG` on a free loopback port, listening when the
 constructor returns. gpsd opens the device when its first client watches, and the log's first
 half second or more goes to recognising the receiver before gpsd reports anything, so clients
-that watch within that time see the same reports: scripts/serve starts loctrack, then the witness
-as soon as loctrack is connected, and checks that the witness watched before loctrack had a fix.
+that watch within that time see the same reports; with_lead_in() makes that time longer (a
+second or two of $GPTXT sentences before the log). scripts/serve starts loctrack, then the
+witness as soon as loctrack is connected, and checks that the witness watched before loctrack
+had a fix.
 After the log's last sentence gpsd stays up for WAIT seconds (the test kills it when it wants
 gpsd gone, and measures from that moment).
 
@@ -43,6 +45,24 @@ def listening(port: int) -> bool:
             if fields[1].endswith(wanted) and fields[3] == "0A":
                 return True
     return False
+
+
+def nmea(body: str) -> str:
+    """An NMEA 0183 sentence with its checksum."""
+    checksum = 0
+    for byte in body.encode():
+        checksum ^= byte
+    return "$%s*%02X" % (body, checksum)
+
+
+def with_lead_in(log: Path, workdir: Path, sentences: int) -> Path:
+    """A copy of log (in workdir) that starts with `sentences` $GPTXT sentences: gpsd reads them,
+    recognises an NMEA receiver and reports nothing, so clients that connect during them (at
+    gpsfake's cycle, `sentences` x CYCLE seconds) see every report of the log that follows."""
+    lead = [nmea("GPTXT,01,01,02,loctrack test lead-in %d" % index) for index in range(sentences)]
+    path = workdir / ("%s-lead-in%s" % (log.stem, log.suffix))
+    path.write_text("\n".join(lead + log.read_text().splitlines()) + "\n")
+    return path
 
 
 def nmea_sentences(log: Path) -> int:
