@@ -71,7 +71,7 @@ def run_loctrack(loctrack: str, args: Sequence[str], state_home: Optional[Path] 
 def add_demo_regions(loctrack: str, monitor: str, state_home: Path) -> List[str]:
     """The Port Authority circle and demo/zones.geojson's polygons, added to monitor; their ids."""
     name, lat, lon, radius = PORT_AUTHORITY
-    for args in (["monitor", "add", name, "--circle", "%s,%s,%s" % (lat, lon, radius)],
+    for args in (["monitor", "add", name, "--circle", "%s,%s,%s" % (lat, lon, radius), "--title", "Port Authority"],
                  ["monitor", "add", "--geojson", str(ZONES)]):
         done = run_loctrack(loctrack, args + ["--name", monitor], state_home=state_home)
         if done.returncode != 0:
