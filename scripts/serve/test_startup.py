@@ -60,7 +60,7 @@ def run(settings: Settings, r: Result) -> None:
     for name, content in (("blank", "two words\n"), ("semicolon", "abc;def\n"), ("comma", "abc,def\n"),
                           ("quote", 'abc"def\n'), ("backslash", "abc\\def\n"), ("control", "abc\x01def\n")):
         cases.append(("a token with a %s in it" % name, ["--listen", any_address, "--token-file",
-                                                          token_file("token-%s" % name, content, 0o600), source], 78))
+                                                          token_file("token-with-%s" % name, content, 0o600), source], 78))
     for mode in (0o644, 0o640, 0o604, 0o620, 0o606):
         cases.append(("--token-file mode %o" % mode, ["--listen", any_address, "--token-file",
                                                       token_file("token-%o" % mode, "s3cret-token\n", mode), source], 78))
