@@ -424,13 +424,14 @@ ha-test: build ha-deps
 #                        steady 100 fixes a second) and `loctrack serve`, with Debian's /usr/bin/python3
 #                        (python3-selenium): 1 the page in headless Chromium against the demo drive
 #                        (marker, accuracy circle, every fix after a 10 s cut of the event
-#                        connection, satellites, the monitor's regions, stale, "gpsd unreachable"
-#                        within 2 s, nothing from the internet; screenshots), 2 the page against an
-#                        RTK recording ("RTK fixed"), 3 the access token and the headers, 4 refused
+#                        connection, satellites, the monitor's regions, "device lost" and "gpsd
+#                        unreachable" within 2 s, nothing from the internet; screenshots), 2 the
+#                        page against an RTK recording ("RTK fixed"; stale 3 s after a pause of
+#                        the fixes), 3 the access token and the headers, 4 refused
 #                        starts (exit 64, 69, 78), 5 path traversal, oversized, malformed and
 #                        bodied requests, slowloris, 6 1,000 connections and 100 streams of which 10
-#                        stop reading, 7 schemathesis against web/openapi.json. About 4 minutes on
-#                        2 cores. Every test is skipped with a message while loctrack-serve is not
+#                        stop reading, 7 schemathesis against web/openapi.json. About 90 s on 2
+#                        cores (builds aside). Every test is skipped with a message while loctrack-serve is not
 #                        built (7 also while web/openapi.json is missing). Artifacts: out/serve/.
 #                        Variables: SERVE_LOCTRACK=another loctrack (default $(BIN); loctrack-serve
 #                        next to it), SERVE_FLAGS='--only 1,5 --cycle 0.05' (python3 scripts/serve
