@@ -418,7 +418,7 @@ ha-test: build ha-deps
 #                        from another lock: about 15 s (PyPI must be reachable). python3-venv is
 #                        installed (apt) when Python cannot make a venv.
 #                        `python3 scripts/serve lock` re-resolves the lock (scripts/serve/requirements.in).
-#   make serve-test      release builds of loctrack and loctrack-serve (make build, make serve),
+#   make serve-test      release builds of loctrack and loctrack-serve (make serve builds both),
 #                        serve-deps, then the
 #                        tests, each with its own gpsd (gpsfake; the scripted gpsd only for test 6's
 #                        steady 100 fixes a second) and `loctrack serve`, with Debian's /usr/bin/python3
@@ -452,8 +452,8 @@ serve-deps:
 		{ $$sudo apt-get update >/dev/null 2>&1 && $$sudo apt-get install -y python3-venv >/dev/null; }; }
 	$(SERVE_PYTHON) scripts/serve deps
 
-serve-test: build serve serve-deps
+serve-test: serve serve-deps
 	$(SERVE_PYTHON) scripts/serve test --loctrack '$(SERVE_LOCTRACK)' $(SERVE_FLAGS)
 
-serve-screenshot: build serve
+serve-screenshot: serve
 	$(SERVE_PYTHON) scripts/serve screenshot --loctrack '$(SERVE_LOCTRACK)' $(SERVE_FLAGS)
