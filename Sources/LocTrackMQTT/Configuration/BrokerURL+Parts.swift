@@ -1,3 +1,5 @@
+import LocTrack
+
 /// The host, port and user parts of a broker URL.
 extension BrokerURL {
     /// `HOST[:PORT]` or `[IPv6][:PORT]`.
@@ -47,22 +49,7 @@ extension BrokerURL {
 
     /// `%XX` decoded as UTF-8 bytes; nil for a `%` without two hex digits or bytes that are not UTF-8.
     static func percentDecoded(_ text: Substring) -> String? {
-        var bytes: [UInt8] = []
-        var index = text.utf8.startIndex
-        let utf8 = text.utf8
-        while index < utf8.endIndex {
-            let byte = utf8[index]
-            index = utf8.index(after: index)
-            guard byte == UInt8(ascii: "%") else {
-                bytes.append(byte)
-                continue
-            }
-            guard let high = utf8[index...].first.flatMap(hexValue),
-                  let low = utf8[utf8.index(after: index)...].first.flatMap(hexValue) else { return nil }
-            bytes.append(high << 4 | low)
-            index = utf8.index(index, offsetBy: 2)
-        }
-        return String(validating: bytes, as: UTF8.self)
+        PercentDecoding.string(text)
     }
 
     /// RFC 3986 userinfo without its `:`: unreserved characters and sub-delimiters as they
@@ -79,15 +66,6 @@ extension BrokerURL {
             }
         }
         return String(decoding: bytes, as: UTF8.self)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }
 

@@ -1,3 +1,5 @@
+import LocTrack
+
 /// A request's path, checked before it is looked up: only an exact listed path is ever
 /// served, and nothing here is a file name (the assets are a fixed list in memory).
 enum RequestPath {
