@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -46,7 +45,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.path.insert(1, os.path.join(ROOT, "scripts"))
 
 from support.serve_process import Serve, serve_binary  # noqa: E402
-from support.sse_clients import Fleet, SseClient, gaps  # noqa: E402
+from support.sse_clients import Fleet, SseClient, fix_time, gaps, watch_cut_offs  # noqa: E402
 
 SERVE_CHECKS = ("serve: every reading stream got the same events, their ids without a gap; the stalled streams "
                 "were cut off; the day's 86,400 fixes all kept")
@@ -57,14 +56,6 @@ DAY = 86_400
 
 def missing(loctrack: str) -> list[str]:
     return [] if serve_binary(loctrack) else [f"loctrack-serve next to {loctrack} (`make serve`)"]
-
-
-_TIME = re.compile(r'"time"\s*:\s*"([^"]+)"')
-
-
-def _fix_time(data: str):
-    match = _TIME.search(data)
-    return match.group(1) if match else None
 
 
 def _stamps(path: str) -> dict:
@@ -91,7 +82,7 @@ def run_serve_sse(opts, workdir: str):
     serve = fleet = None
     try:
         serve = Serve(opts.loctrack, ["--max-streams", "128", f"127.0.0.1:{port}"], Path(base), name="serve")
-        clients = [SseClient(serve.port, keep_data=_fix_time, timeout=10) for _ in range(streams)]
+        clients = [SseClient(serve.port, keep_data=fix_time, timeout=10) for _ in range(streams)]
         fleet = Fleet(clients).start()
         cpu0, start = serve.cpu(), time.monotonic()
         samples = []
@@ -148,18 +139,9 @@ def run_stalled(opts, base: str):
         clients = [SseClient(serve.port, stalled=index >= readers, timeout=10) for index in range(readers + stalled)]
         fleet = Fleet(clients).start()
         start_rss = serve.rss_kb() or 0
-        samples, cut, last_cut_rss = [start_rss], {}, None
-        start = time.monotonic()
-        while emulator.poll() is None and time.monotonic() - start < opts.serve_stall_cap:
-            time.sleep(0.25)
-            samples.append(serve.rss_kb() or 0)
-            for index, client in enumerate(fleet.stalled()):
-                if index not in cut and client.cut_off():
-                    cut[index] = time.monotonic() - start
-                    if len(cut) == stalled:
-                        last_cut_rss = samples[-1]
-            if len(cut) == stalled and time.monotonic() - start > max(cut.values()) + 2:
-                break
+        samples = [start_rss]
+        cut, last_cut_rss = watch_cut_offs(fleet.stalled(), serve.rss_kb, samples, cap=opts.serve_stall_cap, grace=2,
+                                           feeding=lambda: emulator.poll() is None)
         procs.stop(emulator)
         fleet.wait_quiet()
         samples.append(serve.rss_kb() or 0)

@@ -22,7 +22,8 @@ api (REST and WebSocket clients), world (a test's broker + Home Assistant), cont
 loctrack promises, as data), replay (gpsfake and loctrack processes), the tests (test_selftest 1,
 test_stream 2, test_kill 3, test_ha_restart 4, test_monitor 5, test_owntracks 6,
 test_bad_input 7), cli.
-Shared with the other tools, in scripts/support: processes, mqtt_broker, results.
+Shared with the other tools, in scripts/support: processes, mqtt_broker, results, gpsd_replay,
+suite, waiting, pinned_venv.
 Python's standard library only, outside the venv. Artifacts (logs, each loctrack's output,
 Home Assistant's config folder and log) in out/ha/.
 """

@@ -15,7 +15,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Dict, List, Optional
 
 
 class Rest:
@@ -55,16 +55,6 @@ class Rest:
         """Every recorded state of the entity since start_iso (the recorder's rows, attributes too)."""
         rows = self.get("/api/history/period/%s?filter_entity_id=%s" % (start_iso, entity_id))
         return rows[0] if rows else []
-
-
-def wait_until(probe: Callable[[], Any], timeout: float, interval: float = 0.25) -> Any:
-    """probe()'s first truthy value within timeout seconds, else its last value (falsy)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = probe()
-        if value or time.monotonic() >= deadline:
-            return value
-        time.sleep(interval)
 
 
 class WebSocket:

@@ -8,16 +8,16 @@ import argparse
 import os
 import sys
 import time
-import traceback
 from pathlib import Path
 from typing import List
 
-from support.processes import cleanup_all
+from support import suite
 from support.results import Result
+from support.suite import Skip
 
 from . import (contract, test_bad_input, test_ha_restart, test_kill, test_monitor, test_owntracks, test_selftest, test_stream,
                venv)
-from .world import Settings, Skip
+from .world import Settings
 
 # (id, module, needs loctrack's Home Assistant side); each module has TITLE, EXPECTATION, run().
 TESTS = [
@@ -32,22 +32,12 @@ TESTS = [
 
 
 def run_test(settings: Settings, ident: str, module, needs_ha_side: bool, has_ha_side: bool) -> Result:
-    result = Result(ident, module.TITLE, module.EXPECTATION, kind="test")
-    started = time.monotonic()
-    try:
+    def can_run() -> None:
         if needs_ha_side and not has_ha_side:
             raise Skip("%s stream --help does not mention --ha-discovery: loctrack's Home Assistant side "
                        "is not in this binary yet" % settings.loctrack)
-        module.run(settings, result)
-    except Skip as reason:
-        result.skipped = str(reason)
-    except Exception as error:  # noqa: BLE001 - reported as the test's failure
-        result.error = "%s: %s" % (type(error).__name__, error)
-        (settings.out / ("%s.traceback" % ident)).write_text(traceback.format_exc())
-    finally:
-        cleanup_all()
-    result.seconds = time.monotonic() - started
-    return result
+
+    return suite.run_test(settings, ident, module, can_run)
 
 
 def main(argv: List[str] = None) -> int:
@@ -79,17 +69,10 @@ def main(argv: List[str] = None) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     settings = Settings(loctrack, venv.python(venv_dir), out)
-    wanted = set(args.only.split(",")) if args.only else None
     has_ha_side = args.force or contract.supports_ha(loctrack)
-    results = []
-    for ident, module, needs_ha_side in TESTS:
-        if wanted is not None and ident not in wanted:
-            continue
-        result = run_test(settings, ident, module, needs_ha_side, has_ha_side)
-        print(result.report(), flush=True)
-        results.append(result)
+    results = suite.run_selected(TESTS, args.only, lambda ident, module, needs_ha_side: run_test(
+        settings, ident, module, needs_ha_side, has_ha_side))
     print()
-    print("ha: %d passed, %d failed, %d skipped in %.0f s (Home Assistant %s; artifacts in %s)" % (
-        sum(r.verdict == "PASS" for r in results), sum(r.verdict == "FAIL" for r in results),
-        sum(r.verdict == "SKIP" for r in results), time.monotonic() - started, venv.HA_VERSION, out))
-    return 1 if any(r.verdict == "FAIL" for r in results) else 0
+    print("ha: %s in %.0f s (Home Assistant %s; artifacts in %s)" % (
+        suite.tally(results), time.monotonic() - started, venv.HA_VERSION, out))
+    return suite.exit_code(results)

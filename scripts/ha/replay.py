@@ -1,7 +1,9 @@
 """The demo drive (demo/track.nmea: 285 fixes on 42nd Street) replayed by gpsfake into a real
 gpsd on a free loopback port, the way scripts/demo.sh does it: `gpsfake -q -1 -W 5 -P PORT -c CYCLE`,
-which ends gpsd when the log ends (-1), 5 s after its last sentence (-W; the default is 60 s). The replay starts feeding ~1.4 s after gpsd listens and
-opens with 3 no-fix epochs, so clients started once the port listens miss no fix.
+which ends gpsd when the log ends (-1), 5 s after its last sentence (-W; the default is 60 s), so
+a test can wait for the replay's end. The replay starts feeding ~1.4 s after gpsd listens and
+opens with 3 no-fix epochs, so clients started once the port listens miss no fix. Starting
+gpsfake and waiting for its gpsd is support/gpsd_replay's, shared with scripts/serve.
 
 Also: loctrack processes (stdout and stderr to files in the test's folder, a monitor's state in
 the test's own XDG_STATE_HOME) and the fixes `loctrack stream --format json` printed.
@@ -18,7 +20,8 @@ import time
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from support.processes import free_port, kill_group, release_port, spawn
+from support import gpsd_replay
+from support.processes import spawn, terminate
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 TRACK = ROOT / "demo" / "track.nmea"
@@ -27,63 +30,22 @@ ZONES = ROOT / "demo" / "zones.geojson"
 PORT_AUTHORITY = ("port-authority", 40.7565588, -73.9888937, 120.0)
 
 
-def _listening(port: int) -> bool:
-    """Whether something listens on loopback port, from /proc/net/tcp (gpsd sees no client)."""
-    wanted = ":%04X" % port
-    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
-        try:
-            lines = open(table).read().splitlines()[1:]
-        except OSError:
-            continue
-        for line in lines:
-            fields = line.split()
-            if fields[1].endswith(wanted) and fields[3] == "0A":
-                return True
-    return False
-
-
-class Replay:
-    """gpsfake replaying track into gpsd on self.port; started at once, listening when this returns."""
+class Replay(gpsd_replay.Replay):
+    """gpsfake replaying track into gpsd on self.port; started at once, listening when this returns,
+    and ending 5 s after the track's last sentence."""
 
     def __init__(self, workdir: Path, cycle: float = 0.02, track: Path = TRACK):
-        self.port = free_port()
-        self.cycle = cycle
-        release_port(self.port)  # gpsd binds without SO_REUSEADDR
-        workdir.mkdir(parents=True, exist_ok=True)
-        self.errors = open(workdir / "gpsfake.err", "wb")
-        self.process = spawn(["gpsfake", "-q", "-1", "-W", "5", "-P", str(self.port), "-c", str(cycle),
-                              str(track)],
-                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=self.errors,
-                             env=dict(os.environ, TMPDIR=str(workdir)))
-        deadline = time.monotonic() + 15
-        while not _listening(self.port):
-            if self.process.poll() is not None or time.monotonic() > deadline:
-                self.stop()
-                raise RuntimeError("gpsfake's gpsd did not listen on 127.0.0.1:%d within 15 s: %s"
-                                   % (self.port, (workdir / "gpsfake.err").read_text(errors="replace")[-500:]))
-            time.sleep(0.05)
-        self.started = time.monotonic()
-
-    @property
-    def source(self) -> str:
-        return "127.0.0.1:%d" % self.port
-
-    def sentences(self) -> int:
-        return sum(1 for line in TRACK.read_text().splitlines() if line.startswith("$"))
+        super().__init__(workdir, track, cycle=cycle, wait_after=5)
 
     def wait_end(self, timeout: Optional[float] = None) -> bool:
         """Waits for gpsfake to end (the log's end: gpsd gone); default deadline: 3x the replay at 0.05 s a sentence or slower (gpsfake takes about that per sentence on a busy machine) + 60 s."""
         if timeout is None:
-            timeout = self.sentences() * max(self.cycle, 0.05) * 3 + 60
+            timeout = gpsd_replay.nmea_sentences(self.log) * max(self.cycle, 0.05) * 3 + 60
         try:
             self.process.wait(timeout=timeout)
             return True
         except subprocess.TimeoutExpired:
             return False
-
-    def stop(self) -> None:
-        kill_group(self.process)
-        self.errors.close()
 
 
 class Loctrack:
@@ -142,14 +104,7 @@ class Loctrack:
 
     def terminate(self, timeout: float = 10) -> Optional[int]:
         """SIGTERM, the clean exit; the exit code, or None if it had to be killed after timeout."""
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(timeout=timeout)
-            except subprocess.TimeoutExpired:
-                kill_group(self.process)
-                return None
-        return self.process.returncode
+        return terminate(self.process, timeout)
 
 
 def json_objects(lines: Sequence[str]) -> List[Dict]:

@@ -6,9 +6,9 @@ must follow the drive again."""
 from __future__ import annotations
 
 from support.results import Result
+from support.waiting import wait_until
 
 from . import contract
-from .api import wait_until
 from .replay import Replay
 from .test_stream import BASE, CLIENT_ID, retained, start_ha_stream
 from .world import Settings, World
@@ -35,7 +35,7 @@ def run(settings: Settings, r: Result) -> None:
         killed_at = world.state(tracker)["attributes"].get("latitude")
         first.kill()
         unavailable = wait_until(lambda: all((world.state(entity) or {}).get("state") == "unavailable"
-                                             for entity in ids.values()), 15)
+                                             for entity in ids.values()), 15, 0.25)
         r.check(unavailable, "SIGKILL: every entity unavailable within 15 s (the last will)",
                 {entity: (world.state(entity) or {}).get("state") for entity in ids.values()
                  if (world.state(entity) or {}).get("state") != "unavailable"})
@@ -44,7 +44,7 @@ def run(settings: Settings, r: Result) -> None:
 
         second = start_ha_stream(settings, world, replay, "loctrack-2", node)
         available = wait_until(lambda: all((world.state(entity) or {}).get("state") not in (None, "unavailable")
-                                           for entity in ids.values()), 30)
+                                           for entity in ids.values()), 30, 0.25)
         r.check(available, "restarted: every entity available again within 30 s",
                 {entity: (world.state(entity) or {}).get("state") for entity in ids.values()})
         moved = world.wait_state(tracker, lambda s: s["attributes"].get("latitude") not in (None, killed_at), 30)
@@ -62,7 +62,7 @@ def run(settings: Settings, r: Result) -> None:
                 "the entity ids are the ones of the first run", ids)
         code = second.terminate()
         r.check(code == 0, "SIGTERM: exit 0", code)
-        unavailable = wait_until(lambda: (world.state(tracker) or {}).get("state") == "unavailable", 15)
+        unavailable = wait_until(lambda: (world.state(tracker) or {}).get("state") == "unavailable", 15, 0.25)
         r.check(unavailable, "a clean exit: the tracker unavailable (offline published)",
                 (world.state(tracker) or {}).get("state"))
     finally:

@@ -9,9 +9,9 @@ from __future__ import annotations
 from typing import Dict, List
 
 from support.results import Result
+from support.waiting import wait_until
 
 from . import contract
-from .api import wait_until
 from .replay import PORT_AUTHORITY, ZONES, Loctrack, Replay, json_objects, run as run_loctrack
 from .world import Settings, World
 
@@ -113,7 +113,7 @@ def run(settings: Settings, r: Result) -> None:
         removed = run_loctrack(settings.loctrack, ["monitor", "remove", "grand-central", "--name", "ha"],
                                state_home=state_home)
         r.check(removed.returncode == 0, "monitor remove grand-central", removed.stderr.strip())
-        gone = wait_until(lambda: regions["grand-central"] not in world.entity_ids([regions["grand-central"]], timeout=0), 15)
+        gone = wait_until(lambda: regions["grand-central"] not in world.entity_ids([regions["grand-central"]], timeout=0), 15, 0.25)
         r.check(gone, "the removed region's entity left Home Assistant's registry within 15 s")
         kept = world.entity_ids([regions["port-authority"], regions["bryant-park"]], timeout=0)
         r.check(len(kept) == 2, "the other regions' entities stay", kept)

@@ -7,9 +7,9 @@ from __future__ import annotations
 import json
 
 from support.results import Result
+from support.waiting import wait_until
 
 from . import contract
-from .api import wait_until
 from .world import Settings, World, close_to
 
 TITLE = "harness self-test: hand-made discovery messages become Home Assistant entities"
@@ -98,5 +98,5 @@ def _run(world: World, r: Result) -> None:
             "online again: the tracker is back with its last attributes", back and back["state"])
 
     world.broker.publish(node.config_topic("binary_sensor", "gpsd"), b"", retain=True)
-    removed = wait_until(lambda: not world.entity_ids([node.unique_id("gpsd")], timeout=0), 15)
+    removed = wait_until(lambda: not world.entity_ids([node.unique_id("gpsd")], timeout=0), 15, 0.25)
     r.check(removed, "an empty retained config removes the entity from the registry")

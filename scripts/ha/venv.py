@@ -7,27 +7,26 @@ Home Assistant first, then the requirements its integrations declare in their ma
 this harness loads, and what they depend on), under Home Assistant's package_constraints.txt, as
 Home Assistant itself would install them.
 
-A stamp in the venv holds the lock's hash: a changed lock makes a new venv.
+A stamp in the venv holds the lock's hash: a changed lock makes a new venv (support/pinned_venv,
+shared with scripts/serve).
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import shutil
 import subprocess
 import sys
-import tempfile
-import time
 from pathlib import Path
 from typing import Dict, Iterable, List, Set
+
+from support import pinned_venv
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 VENV = ROOT / ".build-ha" / "venv"
 REQUIREMENTS_IN = HERE / "requirements.in"
 LOCK = HERE / "requirements.txt"
-STAMP = "loctrack-lock.sha256"
 HA_VERSION = "2024.3.3"
 
 # What instance.py's configuration sets up besides Home Assistant's default integrations
@@ -44,24 +43,15 @@ NOT_NEEDED = {"matter"}
 
 
 def python(venv: Path = VENV) -> Path:
-    return venv / "bin" / "python"
-
-
-def lock_hash(lock: Path = LOCK) -> str:
-    return hashlib.sha256(lock.read_bytes()).hexdigest()
+    return pinned_venv.python(venv)
 
 
 def ready(venv: Path = VENV) -> bool:
     """Whether venv exists, was made from the current lock, and imports Home Assistant."""
-    stamp = venv / STAMP
-    if not python(venv).exists() or not stamp.exists() or stamp.read_text().strip() != lock_hash():
+    if not python(venv).exists() or not pinned_venv.made_from(venv, LOCK):
         return False
     check = "import homeassistant.const as c, nacl, paho.mqtt, hass_nabucasa; assert c.__version__ == %r" % HA_VERSION
     return subprocess.run([str(python(venv)), "-c", check], capture_output=True).returncode == 0
-
-
-def _pip(venv: Path, *args: str) -> None:
-    subprocess.run([str(python(venv)), "-m", "pip", "--disable-pip-version-check", *args], check=True)
 
 
 def interpreter() -> str:
@@ -76,31 +66,10 @@ def interpreter() -> str:
     return found
 
 
-def _make(venv: Path) -> None:
-    if venv.exists():
-        shutil.rmtree(venv)
-    venv.parent.mkdir(parents=True, exist_ok=True)
-    subprocess.run([interpreter(), "-m", "venv", str(venv)], check=True)
-
-
-def create(venv: Path = VENV) -> float:
-    """Makes venv from the lock; returns the seconds it took."""
-    started = time.monotonic()
-    _make(venv)
-    _pip(venv, "install", "--quiet", "--no-deps", "-r", str(LOCK))
-    (venv / STAMP).write_text(lock_hash() + "\n")
-    return time.monotonic() - started
-
-
 def ensure(venv: Path = VENV) -> None:
     """Makes venv unless it is ready; says how long that took."""
-    if ready(venv):
-        return
-    print("ha: making the Home Assistant venv in %s from %s" % (venv, LOCK.relative_to(ROOT)), flush=True)
-    seconds = create(venv)
-    if not ready(venv):
-        raise SystemExit("ha: the venv in %s does not import Home Assistant %s" % (venv, HA_VERSION))
-    print("ha: venv made in %.0f s" % seconds, flush=True)
+    pinned_venv.ensure(venv, LOCK, ready, interpreter, tool="ha", contents="Home Assistant",
+                       not_working="does not import Home Assistant %s" % HA_VERSION)
 
 
 def integration_requirements(components: Path, domains: Iterable[str]) -> Dict[str, Set[str]]:
@@ -123,20 +92,16 @@ def integration_requirements(components: Path, domains: Iterable[str]) -> Dict[s
 
 def lock() -> None:
     """Resolves requirements.in and the integrations' requirements afresh, writes requirements.txt."""
-    with tempfile.TemporaryDirectory(prefix="ha-lock.", dir=str(VENV.parent)) as scratch:
-        venv = Path(scratch) / "venv"
-        _make(venv)
-        _pip(venv, "install", "--quiet", "-r", str(REQUIREMENTS_IN))
+    with pinned_venv.scratch_venv(VENV.parent, "ha-lock.", interpreter) as venv:
+        pinned_venv.pip(venv, "install", "--quiet", "-r", str(REQUIREMENTS_IN))
         site = Path(subprocess.run([str(python(venv)), "-c", "import homeassistant, os; "
                                     "print(os.path.dirname(homeassistant.__file__))"],
                                    check=True, capture_output=True, text=True).stdout.strip())
         wanted = integration_requirements(site / "components", INTEGRATIONS)
-        listing = Path(scratch) / "integrations.txt"
+        listing = venv.parent / "integrations.txt"
         listing.write_text("".join(requirement + "\n" for requirement in sorted(wanted)))
-        _pip(venv, "install", "--quiet", "-r", str(listing), "-c", str(site / "package_constraints.txt"))
-        frozen = subprocess.run([str(python(venv)), "-m", "pip", "freeze", "--all", "--exclude", "pip",
-                                 "--exclude", "setuptools", "--exclude", "wheel"],
-                                check=True, capture_output=True, text=True).stdout
+        pinned_venv.pip(venv, "install", "--quiet", "-r", str(listing), "-c", str(site / "package_constraints.txt"))
+        frozen = pinned_venv.freeze(venv)
     header = ("# Generated by `python3 scripts/ha lock` from requirements.in and the requirements of the\n"
               "# integrations in venv.py INTEGRATIONS; installed with pip --no-deps. Do not edit.\n"
               "# Integration requirements: %s\n" % ", ".join(sorted(wanted)))

@@ -1,6 +1,6 @@
 """What every test stands on: its own folder, a mosquitto, a Home Assistant core wired to it and
-a WebSocket connection to that Home Assistant collecting state changes; and the waits the tests
-share (each with a deadline)."""
+a WebSocket connection to that Home Assistant collecting state changes; and the waits for Home
+Assistant's entities and states that the tests share (each with a deadline)."""
 
 from __future__ import annotations
 
@@ -11,15 +11,12 @@ from typing import Any, Callable, Dict, List, Optional, Sequence
 
 from support.mqtt_broker import Broker
 from support.results import Result
+from support.waiting import wait_until
 
-from .api import WebSocket, wait_until
+from .api import WebSocket
 from .instance import HomeAssistant, Zone
 
 ENTITY_TIMEOUT = 30.0  # seconds for an entity, a state or a registry change to show up
-
-
-class Skip(Exception):
-    """Raised by a test that cannot run here (the message says why)."""
 
 
 class Settings:

@@ -25,10 +25,11 @@ slowloris, 6 1,000 connections and 100 streams of which 10 stop reading, 7 schem
 web/openapi.json. Every test is skipped, with a message, while loctrack-serve is not built; 7
 also while web/openapi.json does not exist. About 90 s in all on 2 cores.
 
-Modules: harness (settings, recordings, waits, regions, a reference loctrack), browser (Chromium),
+Modules: harness (settings, recordings, the token file, regions, a reference loctrack), browser (Chromium),
 feed (the scripted gpsd of test 6), venv (schemathesis), the tests (test_page 1, test_rtk 2,
 test_access 3, test_startup 4, test_requests 5, test_load 6, test_openapi 7), cli. Shared with the
-other tools, in scripts/support: processes, procfs, results, scripted_gpsd, and, written for
-these tests and the serve benchmark: serve_process, gpsd_replay, http_raw, sse_clients, tcp_relay.
+other tools, in scripts/support: processes, procfs, results, scripted_gpsd, suite, waiting,
+pinned_venv, and, written for these tests and the serve benchmark: serve_process, gpsd_replay,
+http_raw, sse_clients, tcp_relay.
 Artifacts (each process's output, gpspipe's capture, screenshots, schemathesis's log) in out/serve/.
 """

@@ -11,16 +11,16 @@ import os
 import resource
 import sys
 import time
-import traceback
 from pathlib import Path
 from typing import List
 
-from support.processes import cleanup_all
+from support import suite
 from support.results import Result
 from support.serve_process import serve_binary
+from support.suite import Skip
 
 from . import browser, test_access, test_load, test_openapi, test_page, test_requests, test_rtk, test_startup, venv
-from .harness import ROOT, Settings, Skip
+from .harness import ROOT, Settings
 
 # (id, module, needs the browser); each module has TITLE, EXPECTATION, run().
 TESTS = [
@@ -35,9 +35,7 @@ TESTS = [
 
 
 def run_test(settings: Settings, ident: str, module, needs_browser: bool) -> Result:
-    result = Result(ident, module.TITLE, module.EXPECTATION, kind="test")
-    started = time.monotonic()
-    try:
+    def can_run() -> None:
         if settings.serve_binary is None:
             raise Skip("loctrack-serve is not built: no %s next to %s, no $LOCTRACK_SERVE (make serve builds it)"
                        % ("loctrack-serve", settings.loctrack))
@@ -45,16 +43,8 @@ def run_test(settings: Settings, ident: str, module, needs_browser: bool) -> Res
             absent = browser.missing()
             if absent:
                 raise RuntimeError("missing %s (make deps installs them)" % ", ".join(absent))
-        module.run(settings, result)
-    except Skip as reason:
-        result.skipped = str(reason)
-    except Exception as error:  # noqa: BLE001 - reported as the test's failure
-        result.error = "%s: %s" % (type(error).__name__, error)
-        (settings.out / ("%s.traceback" % ident)).write_text(traceback.format_exc())
-    finally:
-        cleanup_all()
-    result.seconds = time.monotonic() - started
-    return result
+
+    return suite.run_test(settings, ident, module, can_run)
 
 
 def main(argv: List[str] = None) -> int:
@@ -103,20 +93,12 @@ def main(argv: List[str] = None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     settings = Settings(loctrack, serve_binary(loctrack), out, venv_dir,
                         Path(args.figures) if args.figures else None, cycle=args.cycle)
-    wanted = set(args.only.split(",")) if args.only else None
-    results = []
-    for ident, module, needs_browser in TESTS:
-        if wanted is not None and ident not in wanted:
-            continue
-        result = run_test(settings, ident, module, needs_browser)
-        print(result.report(), flush=True)
-        results.append(result)
+    results = suite.run_selected(TESTS, args.only, lambda ident, module, needs_browser: run_test(
+        settings, ident, module, needs_browser))
     print()
-    print("serve: %d passed, %d failed, %d skipped in %.0f s (server %s; artifacts in %s)" % (
-        sum(r.verdict == "PASS" for r in results), sum(r.verdict == "FAIL" for r in results),
-        sum(r.verdict == "SKIP" for r in results), time.monotonic() - started,
-        settings.serve_binary or "not built", out))
+    print("serve: %s in %.0f s (server %s; artifacts in %s)" % (
+        suite.tally(results), time.monotonic() - started, settings.serve_binary or "not built", out))
     if args.command == "screenshot":
         written = [path for path in Path(args.figures).glob("serve*.png") if path.stat().st_mtime >= wall_started]
         print("serve: screenshots written: %s" % (", ".join(str(path) for path in sorted(written)) or "none"))
-    return 1 if any(r.verdict == "FAIL" for r in results) else 0
+    return suite.exit_code(results)

@@ -1,4 +1,4 @@
-"""What every test stands on: the run's settings, the recordings, the waits (each with a deadline),
+"""What every test stands on: the run's settings, the recordings, the access token's file,
 loctrack processes besides the server (a reference monitor), and the regions the demo drive
 crosses.
 
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import subprocess
 import threading
 import time
@@ -18,6 +19,7 @@ from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from support.processes import kill_group, spawn
+from support.waiting import wait_until
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
@@ -27,10 +29,6 @@ RTK_LOG = HERE / "fixtures" / "nmea-rtk.log"
 # The circle scripts/demo.sh adds: the Port Authority Bus Terminal, 8th Ave and 42nd Street.
 PORT_AUTHORITY = ("port-authority", 40.7565588, -73.9888937, 120.0)
 LEAFLET = Path("/usr/share/javascript/leaflet")
-
-
-class Skip(Exception):
-    """Raised by a test that cannot run here (the message says why)."""
 
 
 class Settings:
@@ -49,14 +47,14 @@ class Settings:
         return path
 
 
-def wait_until(probe: Callable[[], Any], timeout: float, interval: float = 0.1) -> Any:
-    """probe()'s first truthy value within timeout seconds, else its last value (falsy)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = probe()
-        if value or time.monotonic() >= deadline:
-            return value
-        time.sleep(interval)
+def write_token_file(workdir: Path) -> Tuple[str, Path]:
+    """A fresh random access token in workdir/token, mode 600: `loctrack serve --token-file`
+    refuses a file others may read (test 4). Returns (token, path)."""
+    token = secrets.token_hex(16)
+    path = workdir / "token"
+    path.write_text(token + "\n")
+    os.chmod(path, 0o600)
+    return token, path
 
 
 def run_loctrack(loctrack: str, args: Sequence[str], state_home: Optional[Path] = None,

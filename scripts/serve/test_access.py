@@ -13,7 +13,6 @@ Referrer-Policy: no-referrer; the API says Cache-Control: no-store, the page's f
 
 from __future__ import annotations
 
-import os
 import secrets
 import socket
 from typing import Dict, Optional
@@ -23,7 +22,7 @@ from support.results import Result
 from support.serve_process import Serve
 from support.sse_clients import SseClient
 
-from .harness import DEMO_TRACK, Settings
+from .harness import DEMO_TRACK, Settings, write_token_file
 
 TITLE = "the access token, and the headers on every response"
 EXPECTATION = "401 without the right token on every path (loopback too); Bearer, cookie 200; ?token= 303 + cookie; " \
@@ -54,10 +53,7 @@ def normalised(policy: Optional[str]) -> str:
 
 def run(settings: Settings, r: Result) -> None:
     workdir = settings.workdir("3-access")
-    token = secrets.token_hex(16)
-    token_file = workdir / "token"
-    token_file.write_text(token + "\n")
-    os.chmod(token_file, 0o600)
+    token, token_file = write_token_file(workdir)
     replay = serve = None
     try:
         replay = Replay(workdir, DEMO_TRACK, cycle=0.05)

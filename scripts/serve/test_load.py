@@ -16,7 +16,6 @@ gpsd cannot do on demand).
 
 from __future__ import annotations
 
-import re
 import selectors
 import socket
 import time
@@ -25,10 +24,11 @@ from typing import Dict, List, Optional
 from support.gpsd_replay import time_ms
 from support.results import Result
 from support.serve_process import Serve
-from support.sse_clients import Fleet, SseClient, gaps
+from support.sse_clients import Fleet, SseClient, fix_time, gaps, watch_cut_offs
+from support.waiting import wait_until
 
 from .feed import Feed
-from .harness import Settings, wait_until
+from .harness import Settings
 
 TITLE = "1,000 connections; 100 streams of which 10 stop reading"
 EXPECTATION = "survives 1,000 connections, answers all 1,000 requests; the 90 get every event in order, the 10 are " \
@@ -40,12 +40,6 @@ STREAMS = 100
 STALLED = 10
 MEMORY_BOUND_MB = 100
 CUT_CAP_SECONDS = 60.0
-_TIME = re.compile(r'"time"\s*:\s*"([^"]+)"')
-
-
-def pick_time(data: str) -> Optional[str]:
-    match = _TIME.search(data)
-    return match.group(1) if match else None
 
 
 def run(settings: Settings, r: Result) -> None:
@@ -170,7 +164,7 @@ def thousand_requests(serve: Serve, timeout: float = 60.0):
 
 
 def check_streams(r: Result, serve: Serve, feed: Feed) -> None:
-    clients = [SseClient(serve.port, keep_data=pick_time, stalled=index >= STREAMS - STALLED, timeout=10)
+    clients = [SseClient(serve.port, keep_data=fix_time, stalled=index >= STREAMS - STALLED, timeout=10)
                for index in range(STREAMS)]
     fleet = Fleet(clients)
     try:
@@ -189,18 +183,7 @@ def check_streams(r: Result, serve: Serve, feed: Feed) -> None:
         samples = [base]
         feed.go()
         started = time.monotonic()
-        cut_at: Dict[int, float] = {}
-        last_cut_rss: Optional[int] = None
-        while time.monotonic() - started < CUT_CAP_SECONDS:
-            time.sleep(0.25)
-            samples.append(serve.rss_kb() or 0)
-            for index, client in enumerate(fleet.stalled()):
-                if index not in cut_at and client.cut_off():
-                    cut_at[index] = time.monotonic() - started
-                    if len(cut_at) == STALLED:
-                        last_cut_rss = samples[-1]
-            if len(cut_at) == STALLED and time.monotonic() - started > max(cut_at.values()) + 3:
-                break
+        cut_at, last_cut_rss = watch_cut_offs(fleet.stalled(), serve.rss_kb, samples, cap=CUT_CAP_SECONDS, grace=3)
         feed.stop()
         fleet.wait_quiet()  # the last fixes, and the status event of gpsd's hang-up, reach the readers
         samples.append(serve.rss_kb() or 0)

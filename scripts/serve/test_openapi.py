@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import secrets
 import shutil
 import subprocess
 import time
@@ -22,9 +21,11 @@ from support.gpsd_replay import Replay
 from support.processes import kill_group, spawn
 from support.results import Result
 from support.serve_process import Serve
+from support.suite import Skip
+from support.waiting import wait_until
 
 from . import venv
-from .harness import DEMO_TRACK, ROOT, Settings, Skip, add_demo_regions, wait_until
+from .harness import DEMO_TRACK, ROOT, Settings, add_demo_regions, write_token_file
 
 TITLE = "the OpenAPI file, tested with schemathesis"
 EXPECTATION = "/openapi.json = web/openapi.json; schemathesis run --checks all passes"
@@ -44,10 +45,7 @@ def run(settings: Settings, r: Result) -> None:
     if state.exists():
         shutil.rmtree(state)
     add_demo_regions(settings.loctrack, "openapi", state)
-    token = secrets.token_hex(16)
-    token_file = workdir / "token"
-    token_file.write_text(token + "\n")
-    os.chmod(token_file, 0o600)
+    token, token_file = write_token_file(workdir)
     replay = serve = None
     try:
         replay = Replay(workdir, DEMO_TRACK, cycle=0.02)

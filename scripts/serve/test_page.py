@@ -31,10 +31,11 @@ from support.gpsd_replay import Replay, Witness, distance_m, last_nmea_time, nme
 from support.results import Result
 from support.serve_process import Serve
 from support.tcp_relay import Relay
+from support.waiting import wait_until
 
 from .browser import DESKTOP, PHONE, Browser, foreign, origin_of
 from .harness import (DEMO_TRACK, LoctrackProcess, Settings, add_demo_regions, close_to, count, number,
-                      start_witnessed, wait_until)
+                      start_witnessed)
 
 TITLE = "the page against a gpsfake replay of the demo drive"
 EXPECTATION = "marker at the last fix (1 m), circle = eph, every fix in the track after a 10 s cut, " \

@@ -28,8 +28,9 @@ from support import http_raw
 from support.gpsd_replay import Replay
 from support.results import Result
 from support.serve_process import Serve
+from support.waiting import wait_until
 
-from .harness import DEMO_TRACK, LEAFLET, Settings, wait_until
+from .harness import DEMO_TRACK, LEAFLET, Settings
 
 TITLE = "hostile and malformed requests, slowloris"
 EXPECTATION = "traversal 404 without content; 405 + Allow; oversized 431/400/closed; malformed 4xx; body 413; " \

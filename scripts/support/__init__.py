@@ -1,7 +1,7 @@
 """What the test tools share (scripts/*.py, scripts/faults/, scripts/ha/, scripts/serve/, Benchmarks/run.py): Python 3 standard library only.
 
 processes      children in sessions of their own, killed as a group, all ended at exit; loopback ports
-procfs         what /proc says about processes: CPU time, memory, context switches, connections
+procfs         what /proc says about processes: CPU time, memory, context switches, connections; who listens
 scripted_gpsd  the scripted gpsd (FakeGpsd): conformance, quirks, the faults and their Python flood;
                scripts/fake_gpsd.py is its command line
 gpsd_session   one client of the scripted gpsd: the banner, the replay, the answers to requests
@@ -12,4 +12,7 @@ serve_process  `loctrack serve` as a process: started, listening, its CPU and me
 http_raw       HTTP/1.1 over a plain socket, the bytes written as they are (malformed requests included)
 sse_clients    event-stream clients, many read by one thread; stalled ones that never read
 tcp_relay      a loopback TCP relay that can cut every connection (a network that goes away)
+suite          a suite's tests run one after another, Skip, the tally (scripts/ha, scripts/serve)
+waiting        wait_until: a condition polled until a deadline
+pinned_venv    a venv made from a lock of pinned packages, remade when the lock changes (ha, serve)
 """

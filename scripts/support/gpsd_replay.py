@@ -30,21 +30,7 @@ from typing import Dict, List, Optional, Tuple
 
 from .fix_check import expected_epochs
 from .processes import free_port, kill_group, release_port, spawn
-
-
-def listening(port: int) -> bool:
-    """Whether something listens on loopback port, from /proc/net/tcp (no connection made)."""
-    wanted = ":%04X" % port
-    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
-        try:
-            lines = open(table).read().splitlines()[1:]
-        except OSError:
-            continue
-        for line in lines:
-            fields = line.split()
-            if fields[1].endswith(wanted) and fields[3] == "0A":
-                return True
-    return False
+from .procfs import listening
 
 
 def nmea(body: str) -> str:

@@ -46,6 +46,19 @@ def kill_group(process: Optional[subprocess.Popen]) -> None:
         pass
 
 
+def terminate(process: subprocess.Popen, timeout: float = 10.0) -> Optional[int]:
+    """SIGTERM, the clean exit the program is asked for; its exit code, or None if it was still
+    running after timeout seconds and had to be killed (its whole group, as kill_group does)."""
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            kill_group(process)
+            return None
+    return process.returncode
+
+
 def cleanup_all() -> None:
     """Kills every child spawn() started that is still running (also run at exit)."""
     with _live_lock:

@@ -1,12 +1,12 @@
 """What /proc says about processes (Linux): CPU time, memory, context switches, sessions, the TCP
-connections of a process group.
+connections of a process group, and the loopback ports something listens on.
 
 Each returns None when the process is gone (or /proc cannot be read)."""
 
 from __future__ import annotations
 
 import os
-from typing import List, Optional
+from typing import Iterator, List, Optional
 
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 
@@ -102,6 +102,28 @@ def established_to(pgid: int, port: int) -> bool:
                 inodes.add(link[8:-1])
     if not inodes:
         return False
+    for parts in tcp_sockets():
+        if len(parts) > 9 and parts[3] == "01" and parts[9] in inodes:
+            if int(parts[2].rsplit(":", 1)[1], 16) == port:
+                return True
+    return False
+
+
+def listening(port: int) -> bool:
+    """Whether something listens on loopback port. Read from /proc rather than by connecting: a
+    connection would be a client to the server under test (gpsd opens its device for one)."""
+    wanted = ":%04X" % port
+    for fields in tcp_sockets():
+        if fields[1].endswith(wanted) and fields[3] == "0A":
+            return True
+    return False
+
+
+def tcp_sockets() -> Iterator[List[str]]:
+    """Every TCP socket of the machine, IPv4 and IPv6, as the fields of its row in /proc/net/tcp
+    or tcp6: [1] local and [2] remote address as HEXADDR:HEXPORT, [3] the state in hex (01
+    ESTABLISHED, 0A LISTEN, ...), [9] the inode, which /proc/PID/fd/N links to as socket:[INODE].
+    A table that cannot be read is passed over."""
     for table in ("/proc/net/tcp", "/proc/net/tcp6"):
         try:
             with open(table) as handle:
@@ -109,8 +131,4 @@ def established_to(pgid: int, port: int) -> bool:
         except OSError:
             continue
         for row in rows:
-            parts = row.split()
-            if len(parts) > 9 and parts[3] == "01" and parts[9] in inodes:
-                if int(parts[2].rsplit(":", 1)[1], 16) == port:
-                    return True
-    return False
+            yield row.split()

@@ -8,16 +8,14 @@ issue 20): the process keeps its pid, so /proc/PID is the server's own.
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import time
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
 from . import http_raw
-from .gpsd_replay import listening
-from .procfs import proc_cpu, proc_status_kb
-from .processes import free_port, kill_group, release_port, spawn
+from .procfs import listening, proc_cpu, proc_status_kb
+from .processes import free_port, kill_group, release_port, spawn, terminate
 
 
 def serve_binary(loctrack: str) -> Optional[str]:
@@ -107,14 +105,7 @@ class Serve:
 
     def terminate(self, timeout: float = 10.0) -> Optional[int]:
         """SIGTERM; the exit code, or None if it had to be killed."""
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(timeout=timeout)
-            except subprocess.TimeoutExpired:
-                kill_group(self.process)
-                return None
-        return self.process.returncode
+        return terminate(self.process, timeout)
 
     def stop(self) -> None:
         kill_group(self.process)

@@ -16,11 +16,13 @@ import selectors
 import socket
 import threading
 import time
-from typing import Dict, List, Optional, Tuple
+from typing import Callable, Dict, List, Optional, Tuple
 
 from .http_raw import Response, connect, read_response
+from .procfs import tcp_sockets
 
 _EVENT_END = re.compile(rb"\r?\n\r?\n")
+_TIME = re.compile(r'"time"\s*:\s*"([^"]+)"')
 TCP_STATES = {"01": "ESTABLISHED", "02": "SYN_SENT", "03": "SYN_RECV", "04": "FIN_WAIT1", "05": "FIN_WAIT2",
               "06": "TIME_WAIT", "07": "CLOSE", "08": "CLOSE_WAIT", "09": "LAST_ACK", "0A": "LISTEN",
               "0B": "CLOSING"}
@@ -205,19 +207,12 @@ class SseClient:
 
 
 def tcp_state_of(local_port: int, remote_port: int) -> Optional[str]:
-    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
-        try:
-            with open(table) as handle:
-                rows = handle.read().splitlines()[1:]
-        except OSError:
+    for parts in tcp_sockets():
+        if len(parts) < 4:
             continue
-        for row in rows:
-            parts = row.split()
-            if len(parts) < 4:
-                continue
-            local, remote = parts[1], parts[2]
-            if int(local.rsplit(":", 1)[1], 16) == local_port and int(remote.rsplit(":", 1)[1], 16) == remote_port:
-                return TCP_STATES.get(parts[3], parts[3])
+        local, remote = parts[1], parts[2]
+        if int(local.rsplit(":", 1)[1], 16) == local_port and int(remote.rsplit(":", 1)[1], 16) == remote_port:
+            return TCP_STATES.get(parts[3], parts[3])
     return None
 
 
@@ -304,3 +299,35 @@ def gaps(numbers: List[Optional[int]]) -> List[Tuple[Optional[int], Optional[int
         if before is None or after is None or after != before + 1:
             found.append((before, after))
     return found
+
+
+def fix_time(data: str) -> Optional[str]:
+    """The "time" of a fix event's data, for SseClient's keep_data: a hundred streams keep only the
+    fix's time, not each whole event, and a fix is matched to gpsd's by its time."""
+    match = _TIME.search(data)
+    return match.group(1) if match else None
+
+
+def watch_cut_offs(stalled: List[SseClient], rss_kb: Callable[[], Optional[int]], samples: List[int], cap: float,
+                   grace: float, feeding: Callable[[], bool] = lambda: True) -> Tuple[Dict[int, float], Optional[int]]:
+    """Waits for the server to cut off the stalled streams, sampling its memory meanwhile: every
+    0.25 s rss_kb() (0 when unreadable) is appended to samples and each stalled stream checked.
+    Stops `grace` seconds after the last cut (what the memory does once every stalled stream is gone
+    belongs to the measure), after `cap` seconds, or when feeding() turns false.
+
+    Returns {index in stalled: seconds from the start to its cut} and the sample at the moment the
+    last one was cut (None unless all were)."""
+    cut: Dict[int, float] = {}
+    last_cut_rss: Optional[int] = None
+    start = time.monotonic()
+    while feeding() and time.monotonic() - start < cap:
+        time.sleep(0.25)
+        samples.append(rss_kb() or 0)
+        for index, client in enumerate(stalled):
+            if index not in cut and client.cut_off():
+                cut[index] = time.monotonic() - start
+                if len(cut) == len(stalled):
+                    last_cut_rss = samples[-1]
+        if len(cut) == len(stalled) and time.monotonic() - start > max(cut.values()) + grace:
+            break
+    return cut, last_cut_rss
