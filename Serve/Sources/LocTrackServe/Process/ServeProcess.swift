@@ -1,9 +1,8 @@
-// The few libc calls of the glue. The root package keeps libc behind LocTrackSystem, whose
-// API is `package` (not visible from this package), so the glue makes these itself.
-import Glibc
+import LocTrackWeb
 import Logging
 
-/// The process around the server: signals, logging, stderr, exit.
+/// The process around the server: signals, logging, stderr, exit. The system calls are
+/// LocTrackWeb's ``ServerProcess`` (the root's one system layer), not libc's here.
 public enum ServeProcess {
     /// Run first in `main`, before any thread starts: SIGINT and SIGTERM are blocked in
     /// every thread (threads inherit the mask), so they wait for the signal sequence
@@ -14,14 +13,10 @@ public enum ServeProcess {
     ///
     /// Hummingbird's and NIO's loggers go to stderr at `info` with `verbose`, else
     /// nowhere: stdout is never written, and the one line of a normal start is
-    /// ``announce(_:)``'s.
+    /// the listening line.
     public static func prepare(verbose: Bool) {
-        var signals = sigset_t()
-        sigemptyset(&signals)
-        sigaddset(&signals, SIGINT)
-        sigaddset(&signals, SIGTERM)
-        pthread_sigmask(SIG_BLOCK, &signals, nil)
-        _ = signal(SIGPIPE, SIG_IGN)
+        ServerProcess.blockTerminationSignals()
+        ServerProcess.ignoreBrokenPipes()
         LoggingSystem.bootstrap { label in
             guard verbose else { return SwiftLogNoOpLogHandler() }
             var handler = StreamLogHandler.standardError(label: label)
@@ -32,36 +27,21 @@ public enum ServeProcess {
 
     /// One line on stderr, written at once (stderr may be a pipe a test reads).
     public static func printError(_ line: String) {
-        writeAll(2, Array(line.utf8) + [UInt8(ascii: "\n")])
+        ServerProcess.printError(line)
     }
 
     /// `text` on stdout as it is (`--help`; nothing else is ever written there).
     public static func printOutput(_ text: String) {
-        writeAll(1, Array(text.utf8))
-    }
-
-    private static func writeAll(_ descriptor: Int32, _ bytes: [UInt8]) {
-        var written = 0
-        while written < bytes.count {
-            let result = bytes[written...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-            if result > 0 {
-                written += result
-            } else if result < 0 && errno == EINTR {
-                continue
-            } else {
-                return  // the reader is gone: nothing else to tell it with
-            }
-        }
+        ServerProcess.printOutput(text)
     }
 
     /// The system's words for an errno value (`strerror(3)`): "Address already in use".
     static func describe(errno code: Int32) -> String {
-        guard let text = strerror(code) else { return "error \(code)" }
-        return String(cString: text)
+        ServerProcess.describe(errno: code)
     }
 
     /// Ends the process now with `code`.
     public static func exit(_ code: Int32) -> Never {
-        Glibc.exit(code)
+        ServerProcess.exit(code)
     }
 }
