@@ -15,8 +15,8 @@ enum ServeSetup {
             fail(error.description, ExitCode.usage.rawValue)
         }
         if options.helpRequested {
-            ServeProcess.printOutput(ServeOptions.helpText)
-            ServeProcess.exit(ExitCode.success.rawValue)
+            ServerProcess.printOutput(ServeOptions.helpText)
+            ServerProcess.exit(ExitCode.success.rawValue)
         }
         return options
     }
@@ -57,7 +57,7 @@ enum ServeSetup {
     }
 
     private static func fail(_ message: String, _ code: Int32) -> Never {
-        ServeProcess.printError("loctrack: \(message)")
-        ServeProcess.exit(code)
+        ServerProcess.printError("loctrack: \(message)")
+        ServerProcess.exit(code)
     }
 }

@@ -1,8 +1,9 @@
 import LocTrackWeb
 import Logging
 
-/// The process around the server: signals, logging, stderr, exit. The system calls are
-/// LocTrackWeb's ``ServerProcess`` (the root's one system layer), not libc's here.
+/// The process around the server, set up before anything starts: signals and logging.
+/// Its other calls (stderr, stdout, exit, strerror) are LocTrackWeb's ``ServerProcess``,
+/// the root's one system layer, called directly.
 public enum ServeProcess {
     /// Run first in `main`, before any thread starts: SIGINT and SIGTERM are blocked in
     /// every thread (threads inherit the mask), so they wait for the signal sequence
@@ -23,25 +24,5 @@ public enum ServeProcess {
             handler.logLevel = .info
             return handler
         }
-    }
-
-    /// One line on stderr, written at once (stderr may be a pipe a test reads).
-    public static func printError(_ line: String) {
-        ServerProcess.printError(line)
-    }
-
-    /// `text` on stdout as it is (`--help`; nothing else is ever written there).
-    public static func printOutput(_ text: String) {
-        ServerProcess.printOutput(text)
-    }
-
-    /// The system's words for an errno value (`strerror(3)`): "Address already in use".
-    static func describe(errno code: Int32) -> String {
-        ServerProcess.describe(errno: code)
-    }
-
-    /// Ends the process now with `code`.
-    public static func exit(_ code: Int32) -> Never {
-        ServerProcess.exit(code)
     }
 }

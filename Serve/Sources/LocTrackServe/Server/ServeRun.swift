@@ -63,7 +63,7 @@ public struct ServeRun: Sendable {
                 for action in lifecycle.handle(event) {
                     switch action {
                     case .announce(let address):
-                        ServeProcess.printError("loctrack serve: listening on http://\(address)/")
+                        ServerProcess.printError("loctrack serve: listening on http://\(address)/")
                     case .startLive:
                         group.addTask {
                             let outcome = await live()
@@ -78,13 +78,13 @@ public struct ServeRun: Sendable {
                             emit.yield(.shutdownDeadline)
                         }
                     case .exit(let code, let message):
-                        if let message { ServeProcess.printError(message) }
-                        ServeProcess.exit(code)
+                        if let message { ServerProcess.printError(message) }
+                        ServerProcess.exit(code)
                     }
                 }
             }
         }
-        ServeProcess.exit(70)  // not reached: the events never end
+        ServerProcess.exit(70)  // not reached: the events never end
     }
 
     private func makeServer(onListening: @escaping @Sendable (String) -> Void) -> Server<HTTP1Channel> {
