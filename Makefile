@@ -336,8 +336,8 @@ kills: deps
 #                        loctrack-serve.service (skipped with a note where systemd-analyze is
 #                        missing)
 # ---------------------------------------------------------------------------
-# The version `loctrack --version` prints (HelpText.versionNumber).
-VERSION := $(shell sed -n 's/.*static let versionNumber = "\(.*\)".*/\1/p' Sources/LocTrackCLI/Run/HelpText.swift)
+# The version `loctrack --version` prints (LocTrackVersion.number).
+VERSION := $(shell sed -n 's/.*static let number = "\(.*\)".*/\1/p' Sources/LocTrackFormats/Process/Version.swift)
 DEB_REVISION ?= 1
 DEB_SCRATCH ?= .build-deb
 DEB_STAGE := $(DEB_SCRATCH)/stage

@@ -14,13 +14,16 @@ let package = Package(
         .library(name: "LocTrack", targets: ["LocTrack"]),
         .library(name: "LocTrackMonitor", targets: ["LocTrackMonitor"]),
         .library(name: "LocTrackMQTT", targets: ["LocTrackMQTT"]),
+        // What loctrack writes: the fix formats, the monitor's event lines, track-file names,
+        // exit codes. Pure; no I/O, no client library.
+        .library(name: "LocTrackFormats", targets: ["LocTrackFormats"]),
+        // Where loctrack's events go: one `Sink` protocol, one fan-out, and the sinks (stdout,
+        // track files, MQTT, Home Assistant), each with its own encoder, filter and buffer.
+        .library(name: "LocTrackSinks", targets: ["LocTrackSinks"]),
         // What `loctrack serve` does, without the HTTP server: the routes, the event ring,
         // the live state, access and assets. The server itself (Hummingbird) is the package
         // in Serve/, so that `stream` and `once` never link it (docs/serve.md).
         .library(name: "LocTrackWeb", targets: ["LocTrackWeb"]),
-        // The command line's types (ServeOptions, ExitCode), for loctrack-serve (Serve/): the
-        // server parses the words `loctrack serve` was given, and LocTrackWeb's API names them.
-        .library(name: "LocTrackCLI", targets: ["LocTrackCLI"]),
         .executable(name: "loctrack", targets: ["loctrack"]),
     ],
     targets: [
@@ -56,18 +59,34 @@ let package = Package(
         // Only Sources/LocTrackMQTT/Broker imports CMosquitto. Errno, threads, files and poll
         // come from LocTrackSystem, not through the GPS core.
         .target(name: "LocTrackMQTT", dependencies: ["LocTrack", "LocTrackSystem", "CMosquitto"], swiftSettings: strictSettings),
-        // The command line: argument parsing, output formats, signals, exit codes.
-        .target(name: "LocTrackCLI", dependencies: ["LocTrack", "LocTrackSystem", "LocTrackMonitor", "LocTrackMQTT"], swiftSettings: strictSettings),
+        // The formats: JSON lines, text, CSV, GPX, GeoJSON, OwnTracks, the monitor's event
+        // lines, which statuses break a track, track-file names, exit codes. Values in, bytes
+        // out. LocTrackMonitor only for the type of its events.
+        .target(name: "LocTrackFormats", dependencies: ["LocTrack", "LocTrackMonitor", "LocTrackSystem"], swiftSettings: strictSettings),
+        // The sinks: the `Sink` protocol and its fan-out (`SinkFanOut`), stdout, the track
+        // writer (a process of loctrack's own), MQTT and Home Assistant through the spool.
+        .target(
+            name: "LocTrackSinks",
+            dependencies: ["LocTrack", "LocTrackSystem", "LocTrackFormats", "LocTrackMonitor", "LocTrackMQTT"],
+            swiftSettings: strictSettings
+        ),
+        // The command line: argument parsing, help and completions, and the commands, each
+        // wiring a source (a GPSDSession, a monitor) to a set of sinks.
+        .target(
+            name: "LocTrackCLI",
+            dependencies: ["LocTrack", "LocTrackSystem", "LocTrackMonitor", "LocTrackMQTT", "LocTrackFormats", "LocTrackSinks", "LocTrackWeb"],
+            swiftSettings: strictSettings
+        ),
         // `loctrack serve` without its server: pure request -> response routes, server-sent
         // events with a replay ring, the live fix/sky/status/regions/track, the token check and
         // the fixed list of assets. Serve/ wraps it in Hummingbird. No NIO here.
         .target(
             name: "LocTrackWeb",
-            dependencies: ["LocTrack", "LocTrackSystem", "LocTrackMonitor", "LocTrackCLI"],
+            dependencies: ["LocTrack", "LocTrackSystem", "LocTrackMonitor", "LocTrackFormats"],
             swiftSettings: strictSettings
         ),
         // main.swift: prepare the process, run, exit (exitProcess is LocTrackSystem's).
-        .executableTarget(name: "loctrack", dependencies: ["LocTrackCLI", "LocTrackSystem"], swiftSettings: strictSettings),
+        .executableTarget(name: "loctrack", dependencies: ["LocTrackCLI", "LocTrackFormats", "LocTrackSystem"], swiftSettings: strictSettings),
         // The process harness the test targets share: gpsfake and gpsd, mosquitto, the built
         // loctrack, TCP relays, /proc readers. Test support, not a product.
         .target(
@@ -85,12 +104,15 @@ let package = Package(
         ),
         .testTarget(
             name: "LocTrackWebTests",
-            dependencies: ["LocTrack", "LocTrackSystem", "LocTrackMonitor", "LocTrackCLI", "LocTrackWeb"],
+            dependencies: ["LocTrack", "LocTrackSystem", "LocTrackMonitor", "LocTrackFormats", "LocTrackWeb"],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "LocTrackTests",
-            dependencies: ["LocTrack", "LocTrackSystem", "LocTrackMonitor", "LocTrackMQTT", "LocTrackCLI", "LocTrackTestSupport"],
+            dependencies: [
+                "LocTrack", "LocTrackSystem", "LocTrackMonitor", "LocTrackMQTT", "LocTrackFormats", "LocTrackSinks",
+                "LocTrackCLI", "LocTrackTestSupport",
+            ],
             // gpsd captures the conformance replay reads from the source tree (Fixtures/gpsd-logs/README.md).
             exclude: ["Fixtures"],
             swiftSettings: strictSettings

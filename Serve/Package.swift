@@ -62,7 +62,7 @@ let package = Package(
             dependencies: [
                 "LocTrackServe",
                 .product(name: "LocTrackWeb", package: rootPackage),
-                .product(name: "LocTrackCLI", package: rootPackage),
+                .product(name: "LocTrackFormats", package: rootPackage),
                 .product(name: "LocTrack", package: rootPackage),
             ],
             swiftSettings: strictSettings

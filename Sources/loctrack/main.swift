@@ -1,5 +1,6 @@
 import LocTrackSystem
 import LocTrackCLI
+import LocTrackFormats
 
 CLI.prepareProcess()
 exitProcess(CLI.runBlocking(CommandLine.arguments).rawValue)

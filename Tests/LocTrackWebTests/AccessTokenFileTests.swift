@@ -1,5 +1,5 @@
 import Glibc
-import LocTrackCLI
+import LocTrackFormats
 import LocTrackWeb
 import Testing
 

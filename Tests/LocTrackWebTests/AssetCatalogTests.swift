@@ -1,4 +1,4 @@
-import LocTrackCLI
+import LocTrackFormats
 import LocTrackSystem
 import LocTrackWeb
 import Testing

@@ -1,5 +1,5 @@
 import Foundation
-import LocTrackCLI
+import LocTrackFormats
 import LocTrackWeb
 import Testing
 

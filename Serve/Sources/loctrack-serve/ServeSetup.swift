@@ -1,24 +1,18 @@
-import LocTrackCLI
+import LocTrackFormats
 import LocTrackServe
 import LocTrackWeb
 
 /// What `loctrack-serve` reads before it binds its address, each failure one line on stderr
-/// and its exit code (docs/exit-codes.md): the command line (64), the token file (78), the
+/// and its exit code (docs/exit-codes.md): options not handed over by `loctrack serve` (64), the token file (78), the
 /// page's files (72), the monitor's regions and the recorded track (64, 65, 74).
 enum ServeSetup {
-    /// The command line; `--help` prints serve's help and exits 0.
+    /// The options `loctrack serve` parsed and handed over (``ServeOptions/handoffArguments``).
     static func options(_ arguments: [String]) -> ServeOptions {
-        let options: ServeOptions
         do {
-            options = try ServeOptions(arguments: arguments)
+            return try ServeOptions(handoff: arguments)
         } catch {
             fail(error.description, ExitCode.usage.rawValue)
         }
-        if options.helpRequested {
-            ServerProcess.printOutput(ServeOptions.helpText)
-            ServerProcess.exit(ExitCode.success.rawValue)
-        }
-        return options
     }
 
     static func token(_ options: ServeOptions) -> AccessToken? {

@@ -1,9 +1,9 @@
 import LocTrack
-import LocTrackCLI
+import LocTrackFormats
 import LocTrackServe
 import LocTrackWeb
 
-// loctrack-serve: what `loctrack serve ARGS` becomes (exec, the same words). Everything it
+// loctrack-serve: what `loctrack serve ARGS` becomes (exec, handed the parsed options). Everything it
 // decides is LocTrackWeb's; LocTrackServe is the HTTP server around it (docs/serve.md).
 // Each setup failure is one line and its code before anything is served (ServeSetup).
 let options = ServeSetup.options(Array(CommandLine.arguments.dropFirst()))

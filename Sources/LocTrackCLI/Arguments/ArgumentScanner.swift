@@ -1,4 +1,6 @@
 import LocTrackMQTT
+import LocTrackFormats
+import LocTrackSinks
 
 /// Walks the arguments of one command: `--name value`, `--name=value`, `--` and positionals.
 /// An option that is not in the command's ``OptionTable`` entry is an unknown option, whatever

@@ -1,5 +1,8 @@
+public import LocTrackWeb
 public import LocTrack
 public import LocTrackMQTT
+public import LocTrackFormats
+public import LocTrackSinks
 
 /// A parsed command line. Parsing is pure: no I/O, no globals, only `throws`.
 public enum Command: Equatable, Sendable {

@@ -1,6 +1,8 @@
 public import LocTrack
 public import LocTrackMonitor
 public import LocTrackMQTT
+import LocTrackFormats
+public import LocTrackSinks
 
 /// `loctrack monitor add|remove|list|run|export`, parsed.
 public enum MonitorCommand: Equatable, Sendable {

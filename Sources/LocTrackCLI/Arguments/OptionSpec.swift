@@ -1,3 +1,5 @@
+import LocTrackFormats
+import LocTrackSinks
 /// What an option (or a command's operand) takes as its value. The parser reads the value
 /// itself (the `switch` of each command); this says only which kind it is, so that
 /// ``ArgumentScanner`` knows the option exists and the shell completions know what to offer.

@@ -1,4 +1,6 @@
 import LocTrackMQTT
+import LocTrackFormats
+import LocTrackSinks
 
 /// Every command and every option loctrack accepts: one table for the parser and the shell
 /// completions, so that the two cannot drift apart.

@@ -1,4 +1,6 @@
 import LocTrackMQTT
+import LocTrackFormats
+import LocTrackSinks
 
 /// `--publish URL` and its companions, collected while `stream` or `monitor run` scans its
 /// arguments, then checked together: one place for both commands.

@@ -1,3 +1,5 @@
+import LocTrackFormats
+import LocTrackSinks
 /// A command line loctrack cannot run. Its description is the one line printed
 /// on stderr (after `loctrack: `); the exit code is 64 (EX_USAGE).
 public enum UsageError: Error, Equatable, Sendable, CustomStringConvertible {

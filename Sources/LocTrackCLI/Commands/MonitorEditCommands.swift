@@ -1,6 +1,8 @@
 import LocTrack
 import LocTrackMonitor
 import LocTrackSystem
+import LocTrackFormats
+import LocTrackSinks
 
 /// `loctrack monitor add`: one circle, or the regions of a GeoJSON file, in one write.
 struct MonitorAddCommand {

@@ -1,5 +1,8 @@
+import LocTrackSystem
 import LocTrack
 import LocTrackMonitor
+import LocTrackFormats
+import LocTrackSinks
 
 /// `loctrack monitor export`: the monitor's regions as one OwnTracks `waypoints` message
 /// on stdout (``OwnTracksWaypoints``), to publish on `owntracks/USER/DEVICE/waypoints`.

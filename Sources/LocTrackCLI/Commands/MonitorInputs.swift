@@ -1,5 +1,7 @@
 import LocTrack
 import Synchronization
+import LocTrackFormats
+import LocTrackSinks
 
 /// What `monitor run` reacts to, in one ordered sequence: the session's batches, and a
 /// tick about once a second while no batch comes.

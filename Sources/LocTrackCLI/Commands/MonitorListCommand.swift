@@ -1,5 +1,8 @@
+import LocTrackSystem
 import LocTrack
 import LocTrackMonitor
+import LocTrackFormats
+import LocTrackSinks
 
 /// `loctrack monitor list`: the conditions, their states and last events.
 struct MonitorListCommand {

@@ -1,15 +1,18 @@
+import LocTrackMQTT
 import LocTrack
 import LocTrackMonitor
-import LocTrackMQTT
 import LocTrackSystem
+import LocTrackFormats
+import LocTrackSinks
 
 /// `loctrack monitor run`: one line per monitor event until SIGINT/SIGTERM, with
 /// `stream`'s reconnects and its reports on stderr, to stdout or to every sink.
 ///
 /// Events are delivered at least once: the monitor saves each decision with its events
-/// (its outbox); the events go to the sinks; once every sink has them for good
-/// (``LineSink/settledLines``) the monitor is told, and a run that ended before that (a
-/// SIGKILL, a power cut, a failed sink) has them delivered again by the next run, first.
+/// (its outbox); the events go to the sinks (one ``SinkFanOut``, as `stream`'s); once every
+/// sink has them for good (``Sink/settledEvents``) the monitor is told, and a run that
+/// ended before that (a SIGKILL, a power cut, a failed sink) has them delivered again by
+/// the next run, first.
 struct MonitorRunCommand {
     let options: MonitorCommand.Run
     let output: StandardOutput
@@ -38,36 +41,44 @@ struct MonitorRunCommand {
             return .unavailable
         }
         // A monitor's events go to TOPIC/event, where OwnTracks puts transitions.
-        let sinks: SinkSet
-        switch await SinkFactory.start(
-            publishes: options.publishes, records: options.records, recordFormat: { _ in Self.recordLayoutFormat },
+        let lineFormat: MonitorEventEncoder.Format = switch format {
+        case .json: .json
+        case .text: .text
+        case .owntracks: .owntracks
+        }
+        var sinks: SinkFanOut
+        switch await SinkWiring.start(
+            publishes: options.publishes, records: options.records,
+            encoders: .init(
+                standardOutput: { MonitorEventEncoder(format: lineFormat, framed: false) },
+                broker: { _ in MonitorEventEncoder(format: lineFormat, framed: false) },
+                trackFile: { _ in (MonitorEventEncoder(format: lineFormat, framed: true), Self.recordLayoutFormat) }),
             topic: { $0.broker.topic + "/event" }, ownTracks: format == .owntracks, regions: true,
-            verbose: options.verbose, output: output, session: session)
+            verbose: options.verbose, session: session)
         {
         case .ready(let started): sinks = started
         case .failed(let code): return code
         }
-        var delivery = EventDelivery(
-            sinks: sinks, format: format, ownTracks: format == .owntracks
-                ? await OwnTracksTransitions(
-                    monitor: monitor,
-                    trackerID: options.trackerID ?? PublishOptions.defaultTrackerID(hostName: HostName.current()))
-                : nil)
+        var delivery = EventDelivery()
+        var ownTracks = format == .owntracks
+            ? await OwnTracksTransitions(
+                monitor: monitor, trackerID: OwnTracksEncoder.trackerID(given: options.trackerID))
+            : nil
         var failure: (any Error)?
         let inputs = MonitorInputs(session: session)
-        let homeAssistant = HomeAssistantRegions(sinks: sinks.homeAssistants)
         do {
             // What the last run saved and could not see delivered goes first.
-            var open = await delivery.deliver(await monitor.undelivered())
-            open = await homeAssistant.update(from: monitor) && open
-            await monitor.confirmDelivery(through: delivery.settledSequence)
+            var open = await deliver(await monitor.undelivered(), to: &sinks, &delivery, ownTracks: &ownTracks)
+            open = await sinks.send(.regions(await Self.regions(of: monitor))) && open
+            await monitor.confirmDelivery(through: delivery.settledSequence(sinks.settledEvents))
             loop: for await input in inputs.inputs where open {
                 let deliveries: [GeofenceDelivery]
                 switch input {
                 case .batch(let batch):
                     for case .status(let status) in batch { reporter.report(status) }
-                    open = homeAssistant.take(batch) && open
-                    delivery.ownTracks?.consider(batch)
+                    // gpsd's events go to the sinks too (Home Assistant shows the tracker from them).
+                    open = await sinks.send(.gpsd(batch)) && open
+                    ownTracks?.consider(batch)
                     deliveries = try await monitor.decide(batch)
                     inputs.took()
                 case .tick:
@@ -77,11 +88,11 @@ struct MonitorRunCommand {
                     failure = error
                     break loop
                 }
-                open = await delivery.deliver(deliveries) && open
-                open = await homeAssistant.update(from: monitor) && open
+                open = await deliver(deliveries, to: &sinks, &delivery, ownTracks: &ownTracks) && open
+                open = await sinks.send(.regions(await Self.regions(of: monitor))) && open
                 // Saved at once (a journal line; only when an event was confirmed, so rarely),
                 // so that a crash repeats only what had not arrived everywhere yet.
-                await monitor.confirmDelivery(through: delivery.settledSequence)
+                await monitor.confirmDelivery(through: delivery.settledSequence(sinks.settledEvents))
                 try await monitor.saveConfirmations()
             }
         } catch {
@@ -91,8 +102,7 @@ struct MonitorRunCommand {
         await inputs.stop()
         let outcomes = await shutdown.finish(sinks)
         // What the sinks finished writing (a closed stdout or a failed sink settles less).
-        delivery.settle()
-        await monitor.confirmDelivery(through: delivery.settledSequence)
+        await monitor.confirmDelivery(through: delivery.settledSequence(sinks.settledEvents))
         do {
             try await monitor.saveConfirmations()
         } catch {
@@ -100,110 +110,56 @@ struct MonitorRunCommand {
         }
         return shutdown.exitCode(outcomes: outcomes, failure: failure)
     }
-}
 
-/// The Home Assistant brokers of `monitor run`: gpsd's events for the tracker and the
-/// sensors, and the regions' presence from the monitor's states after each decision.
-struct HomeAssistantRegions {
-    let sinks: [HomeAssistantSink]
-
-    func take(_ batch: [GPSDEvent]) -> Bool {
-        guard !sinks.isEmpty else { return true }
-        var open = true
-        for sink in sinks where !sink.take(batch) { open = false }
+    /// Hands the sinks `deliveries`' events, noting which event count each sequence needs.
+    private func deliver(
+        _ deliveries: [GeofenceDelivery], to sinks: inout SinkFanOut, _ delivery: inout EventDelivery,
+        ownTracks: inout OwnTracksTransitions?
+    ) async -> Bool {
+        guard !deliveries.isEmpty else { return true }
+        var items: [MonitorEventItem] = []
+        for given in deliveries {
+            items.append(MonitorEventItem(event: given.event, ownTracks: await ownTracks?.context(for: given.event)))
+        }
+        let open = await sinks.send(.monitor(items))
+        delivery.sent(deliveries.map(\.sequence), eventsThrough: sinks.eventsGiven)
         return open
     }
 
-    /// Tells the brokers the monitor's regions and states (only what changed goes out).
-    func update(from monitor: GeofenceMonitor) async -> Bool {
-        guard !sinks.isEmpty else { return true }
-        var regions: [String: HomeAssistantUpdates.Region] = [:]
+    /// The monitor's regions and whether the tracker is inside each (Home Assistant's presence).
+    private static func regions(of monitor: GeofenceMonitor) async -> [String: RegionPresence] {
+        var regions: [String: RegionPresence] = [:]
         for record in await monitor.records {
-            regions[record.identifier] = .init(name: record.displayName, inside: record.state == .satisfied)
+            regions[record.identifier] = RegionPresence(name: record.displayName, inside: record.state == .satisfied)
         }
-        var open = true
-        for sink in sinks where !sink.setRegions(regions) { open = false }
-        return open
+        return regions
     }
 }
 
-/// Hands a monitor's events to every sink as lines, and works out which of them have
-/// arrived everywhere.
+/// Which of a monitor's events every sink has for good: the monitor's at-least-once
+/// confirmation. Each event handed to the sinks is noted with the fan-out's event count
+/// once it was given; the newest whose count every sink has settled is confirmed.
 struct EventDelivery {
-    private struct Destination {
-        let sink: any LineSink
-        /// A track writer's: each line in a ``RecordFrame``.
-        let framed: Bool
-        var pending = PendingLines()
-
-        mutating func add(_ line: String, of event: GeofenceEvent) {
-            if framed {
-                // The event's fix time picks the file (`--output` fields).
-                let seconds = event.fix?.time.seconds ?? wallClockSeconds()
-                RecordFrame.append(seconds: seconds, startsSegment: false, into: &pending.text) { $0.append(line) }
-            } else {
-                pending.text.append(line)
-            }
-            pending.lines += 1
-        }
-    }
-
-    private var destinations: [Destination]
-    private let format: MonitorCommand.Run.Format
-    var ownTracks: OwnTracksTransitions?
-    /// Each event sent, with the number of lines every sink had been given once it was
-    /// (an event without a line in this format is settled with the lines before it).
-    private var sent: [(sequence: Int, linesThrough: Int)] = []
-    private var linesGiven = 0
+    /// Each event sent, with the number of events every sink had been given once it was.
+    private var sent: [(sequence: Int, eventsThrough: Int)] = []
     /// The newest event every sink has for good.
-    private(set) var settledSequence = 0
+    private(set) var confirmed = 0
 
-    init(sinks: SinkSet, format: MonitorCommand.Run.Format, ownTracks: OwnTracksTransitions?) {
-        destinations = sinks.lineMembers.map { Destination(sink: $0.sink, framed: $0.role.isTrackFile) }
-        self.format = format
-        self.ownTracks = ownTracks
+    /// Notes `sequences`, handed over in one batch that took the count to `eventsThrough`.
+    mutating func sent(_ sequences: [Int], eventsThrough: Int) {
+        for sequence in sequences { sent.append((sequence, eventsThrough)) }
     }
 
-    /// Sends `deliveries`' lines to every sink, then notes what has settled everywhere.
-    /// - Returns: false once a sink takes nothing more.
-    mutating func deliver(_ deliveries: [GeofenceDelivery]) async -> Bool {
-        for delivery in deliveries {
-            let event = delivery.event
-            let line: String? = switch format {
-            case .json: GeofenceEventLine.json(event)
-            case .text: GeofenceEventLine.text(event)
-            case .owntracks: await ownTracks?.line(for: event)
-            }
-            if let line {
-                for index in destinations.indices { destinations[index].add(line, of: event) }
-                linesGiven += 1
-            }
-            sent.append((delivery.sequence, linesGiven))
-        }
-        var open = true
-        for index in destinations.indices {
-            let sink = destinations[index].sink
-            if await !destinations[index].pending.send(to: sink) { open = false }
-        }
-        settle()
-        return open
-    }
-
-    /// Moves ``settledSequence`` past every event whose lines all sinks have settled.
-    mutating func settle() {
-        let settledLines = destinations.map(\.sink.settledLines).min() ?? linesGiven
+    /// Moves past every event whose batch all sinks have settled (`settledEvents`, the
+    /// fan-out's minimum), and gives the newest confirmed.
+    mutating func settledSequence(_ settledEvents: Int) -> Int {
         var settled = 0
-        while settled < sent.count, sent[settled].linesThrough <= settledLines { settled += 1 }
+        while settled < sent.count, sent[settled].eventsThrough <= settledEvents { settled += 1 }
         if settled > 0 {
-            settledSequence = sent[settled - 1].sequence
+            confirmed = sent[settled - 1].sequence
             sent.removeFirst(settled)
         }
-    }
-}
-
-extension SinkSet.Role {
-    var isTrackFile: Bool {
-        if case .trackFile = self { true } else { false }
+        return confirmed
     }
 }
 
@@ -251,17 +207,17 @@ struct OwnTracksTransitions {
         }
     }
 
-    mutating func line(for event: GeofenceEvent) async -> String? {
+    /// What `event`'s transition line needs.
+    mutating func context(for event: GeofenceEvent) async -> OwnTracksTransitionContext {
         // A removed region's leave keeps what its enter had: the record under its id may
         // already be the region that replaced it, with another title, and Home Assistant
         // leaves only a region of the enter's `desc`.
         if event.state != .unmonitored || !noted.contains(event.identifier) {
             note(await monitor.record(for: event.identifier), for: event.identifier)
         }
-        return GeofenceEventLine.ownTracks(
-            event, regionAdded: added[event.identifier] ?? 0, lastFix: lastFixWithAccuracy ?? lastFix,
-            title: titles[event.identifier],
-            trackerID: trackerID)
+        return OwnTracksTransitionContext(
+            regionAdded: added[event.identifier] ?? 0, title: titles[event.identifier],
+            lastFix: lastFixWithAccuracy ?? lastFix, trackerID: trackerID)
     }
 
     private mutating func note(_ record: GeofenceRecord?, for identifier: String) {
@@ -269,22 +225,5 @@ struct OwnTracksTransitions {
         added[identifier] = record.added?.seconds
         titles[identifier] = record.title
         noted.insert(identifier)
-    }
-}
-
-extension GeofenceError {
-    /// The exit code for this error (docs/exit-codes.md).
-    package var exitCode: ExitCode {
-        switch self {
-        case .invalidLatitude, .invalidLongitude, .invalidRadius, .invalidGeometry, .invalidName,
-             .invalidIdentifier, .invalidTitle, .unknownIdentifier:
-            .usage
-        case .corruptStateFile:
-            .dataError
-        case .stateFileIO:
-            .outputFailed
-        case .alreadyOpen, .alreadyRunning:
-            .temporaryFailure
-        }
     }
 }

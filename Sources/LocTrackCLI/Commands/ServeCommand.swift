@@ -1,11 +1,14 @@
 import LocTrackSystem
+import LocTrackWeb
+import LocTrackFormats
+import LocTrackSinks
 
-/// `loctrack serve`: its command line was checked by ``ServeOptions``; the server itself is
-/// the program `loctrack-serve`, which this process becomes (exec), given the same words,
-/// so that `stream` and `once` never carry the HTTP server (docs/serve.md).
+/// `loctrack serve`: its words were parsed into ``ServeOptions``; the server itself is the
+/// program `loctrack-serve`, which this process becomes (exec), handed those options in
+/// their one form (``ServeOptions/handoffArguments``), so that `stream` and `once` never
+/// carry the HTTP server (docs/serve.md).
 struct ServeCommand {
-    /// The words after `serve`, as given.
-    let arguments: [String]
+    let options: ServeOptions
 
     /// Only returns when there is no server to run.
     func run() -> ExitCode {
@@ -17,7 +20,7 @@ struct ServeCommand {
                        + ")")
             return .unavailable
         }
-        let failure = replaceProcess(with: server, arguments: [server] + arguments)
+        let failure = replaceProcess(with: server, arguments: [server] + options.handoffArguments)
         printError("cannot run \(server): \(failure)")
         return .unavailable
     }

@@ -1,26 +1,17 @@
+import LocTrackSystem
 import LocTrack
+import LocTrackFormats
 import LocTrackMQTT
+import LocTrackSinks
 
 /// `loctrack stream`: every accepted fix until a signal, `--count`, `--duration`, a closed pipe or gpsd's end.
+///
+/// The wiring: a ``GPSDSession`` (the source), the command's filters (`--min-accuracy`,
+/// `--min-distance`, `--interval`, `--count`), and a ``SinkFanOut`` over the sinks the
+/// options ask for, each with its own encoder (``SinkWiring``).
 struct StreamCommand {
     let options: Command.StreamOptions
     let output: StandardOutput
-
-    /// One sink and the encoder that makes its lines.
-    private struct Destination {
-        let sink: any LineSink
-        var encoder: any FixEncoder
-        /// A broker's ``Command/StreamOptions/brokerAccuracyLimit``: a fix with a larger
-        /// `eph`, or none, is not sent to it.
-        var accuracyLimit: Double?
-        var pending = PendingLines()
-
-        mutating func add(_ fix: Fix) {
-            guard fix.meets(minimumAccuracy: accuracyLimit) else { return }
-            encoder.encode(fix, into: &pending.text)
-            pending.lines += 1
-        }
-    }
 
     func run() async -> ExitCode {
         var filter = FixFilter(
@@ -39,112 +30,81 @@ struct StreamCommand {
             printError("cannot watch for signals: \(error)")
             return .unavailable
         }
-        let sinks: SinkSet
-        switch await SinkFactory.start(
-            publishes: options.publishes, records: options.records, recordFormat: trackFileFormat,
-            topic: \.broker.topic, ownTracks: options.format == .owntracks, verbose: options.verbose, output: output,
-            session: session)
+        var sinks: SinkFanOut
+        switch await SinkWiring.start(
+            publishes: options.publishes, records: options.records, encoders: encoders,
+            topic: \.broker.topic, ownTracks: options.format == .owntracks, verbose: options.verbose, session: session)
         {
         case .ready(let started): sinks = started
         case .failed(let code): return code
         }
-        var destinations = sinks.lineMembers.map { member in
-            Destination(sink: member.sink, encoder: encoder(for: member.role), accuracyLimit: accuracyLimit(for: member.role))
-        }
-        let homeAssistants = sinks.homeAssistants
-        var forHomeAssistant: [GPSDEvent] = []
-        for index in destinations.indices { destinations[index].sink.sendFraming(destinations[index].encoder.begin()) }
         var delivered = 0
         var failure: LocTrackError?
+        // The events of one batch that go on: accepted fixes, statuses, SKY. Kept between
+        // batches so that its storage is reused.
+        var accepted: [GPSDEvent] = []
         var events = session.events().makeAsyncIterator()
         do {
             reading: while let batch = try await events.nextBatch() {
-                // One chunk per sink per batch; a status first sends what came before it.
+                // One chunk per sink per batch; a status is reported once what came before it is out.
                 var done = false
                 for event in batch {
                     switch event {
                     case .status(let status):
-                        if status.breaksTrack {
-                            for index in destinations.indices { destinations[index].encoder.breakTrack() }
-                        }
-                        guard await send(&destinations) else { break reading }
+                        accepted.append(event)
+                        guard await send(&accepted, to: &sinks) else { break reading }
                         reporter.report(status)
-                        if !homeAssistants.isEmpty { forHomeAssistant.append(event) }
+                        continue
                     case .sky:
-                        if !homeAssistants.isEmpty { forHomeAssistant.append(event) }
+                        accepted.append(event)
                     case .fix(let fix):
                         guard filter.accept(fix) else { continue }
-                        for index in destinations.indices { destinations[index].add(fix) }
-                        if !homeAssistants.isEmpty { forHomeAssistant.append(event) }
+                        accepted.append(event)
                         delivered += 1
                         done = options.count.map { delivered >= $0 } ?? false
                     }
                     if done { break }
                 }
-                guard await send(&destinations), take(&forHomeAssistant, homeAssistants), !done else { break }
+                guard await send(&accepted, to: &sinks), !done else { break }
             }
         } catch {
             failure = error
         }
         session.finish()
-        for index in destinations.indices { destinations[index].sink.sendFraming(destinations[index].encoder.end()) }
         return await shutdown.exitCode(sinks: sinks, failure: failure)
     }
 
-    /// Sends each destination what it gathered. Every sink gets its chunk even when one
-    /// refuses (the others keep what the command accepted).
-    /// - Returns: false once a sink takes nothing more: the command then ends.
-    private func send(_ destinations: inout [Destination]) async -> Bool {
-        var open = true
-        for index in destinations.indices {
-            let sink = destinations[index].sink
-            if await !destinations[index].pending.send(to: sink) { open = false }
-        }
-        return open
-    }
-
-    /// Hands the Home Assistant brokers a batch's events.
-    /// - Returns: false once one takes nothing more.
-    private func take(_ events: inout [GPSDEvent], _ sinks: [HomeAssistantSink]) -> Bool {
+    /// Hands the sinks what was gathered (if anything) and starts afresh.
+    /// - Returns: false once a sink takes nothing more.
+    private func send(_ events: inout [GPSDEvent], to sinks: inout SinkFanOut) async -> Bool {
         guard !events.isEmpty else { return true }
         defer { events.removeAll(keepingCapacity: true) }
-        var open = true
-        for sink in sinks where !sink.take(events) { open = false }
-        return open
+        return await sinks.send(.gpsd(events))
     }
 
-    /// The encoder for one sink: stdout's format is `--format` or by the terminal; a
-    /// broker's is `--format` or JSON (no terminal reads it); a track file's follows its
-    /// name (``trackFileFormat(_:)``) and is framed for the track writer.
-    private func encoder(for role: SinkSet.Role) -> any FixEncoder {
-        switch role {
-        case .standardOutput:
-            (options.format ?? .default(stdoutIsTerminal: output.isTerminal)).makeEncoder(trackerID: options.trackerID)
-        case .broker, .homeAssistant:
-            (options.format ?? .json).makeEncoder(trackerID: options.trackerID)
-        case .trackFile(let record):
-            RecordFrameEncoder(format: trackFileFormat(record), trackerID: options.trackerID)
-        }
-    }
-
-    /// The accuracy limit of one sink: brokers only (``Command/StreamOptions/brokerAccuracyLimit``).
-    private func accuracyLimit(for role: SinkSet.Role) -> Double? {
-        if case .broker = role { options.brokerAccuracyLimit } else { nil }
+    /// What each sink writes: stdout `--format` or by the terminal; a broker `--format` or
+    /// JSON (no terminal reads it), without fixes over `--max-error`; a track file the
+    /// format its name's extension names (``trackFileFormat(_:)``), framed for the track writer.
+    private var encoders: SinkWiring.Encoders {
+        let options = self.options
+        let stdoutIsTerminal = output.isTerminal
+        return SinkWiring.Encoders(
+            standardOutput: {
+                FixRecordEncoder((options.format ?? .default(stdoutIsTerminal: stdoutIsTerminal)).makeEncoder(trackerID: options.trackerID))
+            },
+            broker: { publish in
+                let fixes = (options.format ?? .json).makeEncoder(trackerID: options.trackerID)
+                return FixRecordEncoder(fixes, accuracyLimit: publish.homeAssistant == nil ? options.brokerAccuracyLimit : nil)
+            },
+            trackFile: { record in
+                let format = Self.trackFileFormat(record, otherwise: options.format)
+                return (FixRecordEncoder(RecordFrameEncoder(format: format, trackerID: options.trackerID)), format)
+            })
     }
 
     /// A track file's format: the one its name's extension names (`tracks/%F.gpx`), else
     /// `--format`, else JSON lines.
-    private func trackFileFormat(_ record: RecordOptions) -> OutputFormat {
-        OutputFormat(fileName: record.path.text, otherwise: options.format)
-    }
-}
-
-extension GPSDStatus {
-    /// Whether fixes after this are not one continuous track with those before.
-    var breaksTrack: Bool {
-        switch self {
-        case .waiting, .deviceLost, .noFixes, .fixLost: true
-        default: false
-        }
+    private static func trackFileFormat(_ record: RecordOptions, otherwise format: OutputFormat?) -> OutputFormat {
+        OutputFormat(fileName: record.path.text, otherwise: format)
     }
 }

@@ -1,3 +1,5 @@
+import LocTrackFormats
+import LocTrackSinks
 /// `loctrack completions bash`: one `complete -F` function that needs plain bash only (not
 /// the bash-completion package, though that is where `make install` puts it).
 ///

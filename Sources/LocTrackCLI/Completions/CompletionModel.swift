@@ -1,3 +1,5 @@
+import LocTrackFormats
+import LocTrackSinks
 /// What every shell's completion script is made of, read off the option table once: the
 /// command tree, which options take a value, and quoting. The generators
 /// (``BashCompletion``, ``ZshCompletion``, ``FishCompletion``) only lay it out in their

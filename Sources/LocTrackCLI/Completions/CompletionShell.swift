@@ -1,3 +1,5 @@
+import LocTrackFormats
+import LocTrackSinks
 /// The shells `loctrack completions SHELL` writes a completion script for.
 public enum CompletionShell: String, Equatable, Sendable, CaseIterable {
     case bash

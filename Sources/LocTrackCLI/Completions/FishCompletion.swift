@@ -1,3 +1,5 @@
+import LocTrackFormats
+import LocTrackSinks
 /// `loctrack completions fish`: `complete` commands, each guarded by the command path
 /// typed so far. fish's own `__fish_seen_subcommand_from` would take `loctrack help stream`
 /// for `stream`, so the script walks the words itself, skipping option values, as the bash

@@ -1,3 +1,5 @@
+import LocTrackFormats
+import LocTrackSinks
 /// `loctrack completions zsh`: a `#compdef` file built on zsh's `_arguments`, one function
 /// per command path. A command with subcommands dispatches to them (`_loctrack` →
 /// `_loctrack_monitor` → `_loctrack_monitor_add`), the usual layout of zsh's own completions.

@@ -1,4 +1,6 @@
 import LocTrack
+import LocTrackFormats
+import LocTrackSinks
 
 /// Which fixes `stream` delivers, applied in this order: accuracy, then distance,
 /// then interval. A fix that fails one is dropped and counts for nothing (not for

@@ -2,6 +2,8 @@ import LocTrack
 import LocTrackMQTT
 import Synchronization
 import LocTrackSystem
+public import LocTrackFormats
+import LocTrackSinks
 
 /// The `loctrack` program: parse, run, return an exit code.
 public enum CLI {
@@ -30,9 +32,6 @@ public enum CLI {
         executor.run()
         return result.withLock { $0 }
     }
-
-    /// loctrack's version number (`0.1.0`), for `loctrack-serve`'s `/api/config`.
-    public static var versionNumber: String { HelpText.versionNumber }
 
     /// Runs loctrack with `arguments` (including the program name) and returns its exit code.
     public static func run(_ arguments: [String]) async -> ExitCode {
@@ -65,9 +64,8 @@ public enum CLI {
             return await MonitorRunCommand(options: options, output: output).run()
         case .monitor(.export(let name, _)):
             return await MonitorExportCommand(name: name, output: output).run()
-        case .serve:
-            // The words after `serve`, exactly as given: the server parses them again.
-            return ServeCommand(arguments: Array(arguments.dropFirst(2))).run()
+        case .serve(let options):
+            return ServeCommand(options: options).run()
         case .recordWriter(let options):
             return TrackWriter(options: options).run()
         }

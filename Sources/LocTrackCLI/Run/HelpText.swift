@@ -1,5 +1,7 @@
+import LocTrackFormats
+import LocTrackSinks
 enum HelpText {
-    static let versionNumber = "0.1.0"
+    static var versionNumber: String { LocTrackVersion.number }
     static let version = "loctrack " + versionNumber
 
     static func text(for topic: HelpTopic) -> String {

@@ -1,6 +1,8 @@
 import LocTrack
 import Synchronization
 import LocTrackSystem
+import LocTrackFormats
+import LocTrackSinks
 
 /// Runs loctrack's async code on the main thread, which would otherwise only wait,
 /// or on the reader thread that has just resumed it, when that thread lends itself.

@@ -1,5 +1,7 @@
 import LocTrack
 import LocTrackSystem
+import LocTrackFormats
+import LocTrackSinks
 
 /// Turns SIGINT and SIGTERM into a callback on a thread of its own.
 ///

@@ -1,5 +1,8 @@
+import LocTrackSystem
 import LocTrack
 import Synchronization
+import LocTrackFormats
+import LocTrackSinks
 
 /// Says on stderr, once per outage, that loctrack is waiting for gpsd, and when it is back.
 final class StatusReporter: Sendable {

@@ -2,6 +2,8 @@ import LocTrack
 import LocTrackMonitor
 import Synchronization
 import LocTrackSystem
+import LocTrackFormats
+import LocTrackSinks
 
 /// How a command that runs until a signal ends (`stream`, `monitor run`): the first
 /// SIGINT/SIGTERM finishes the session, which lets the loop write what it has and
@@ -28,13 +30,13 @@ final class StreamShutdown: Sendable {
     /// sink (74, or 69 for a broker that refused the login) first, the first one given
     /// when several failed (each says why on stderr), then `failure` (the loop's error: 69
     /// for gpsd's, a monitor's own code for its state file) unless a signal ended the loop.
-    func exitCode(sinks: SinkSet, failure: (any Error)?) async -> ExitCode {
+    func exitCode(sinks: SinkFanOut, failure: (any Error)?) async -> ExitCode {
         exitCode(outcomes: await finish(sinks), failure: failure)
     }
 
     /// Finishes every sink: promptly after a signal (a broker's backlog then waits in the
     /// spool for the next start).
-    func finish(_ sinks: SinkSet) async -> [SinkOutcome] {
+    func finish(_ sinks: SinkFanOut) async -> [SinkOutcome] {
         await sinks.finish(promptly: signal.load(ordering: .sequentiallyConsistent) != 0)
     }
 

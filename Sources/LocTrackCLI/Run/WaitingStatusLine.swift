@@ -1,6 +1,8 @@
 import LocTrack
 import Synchronization
 import LocTrackSystem
+import LocTrackFormats
+import LocTrackSinks
 
 /// `once`'s one-line progress on a terminal's stderr, redrawn in place every
 /// second: elapsed time, satellites seen and used (from gpsd's SKY), and the best

@@ -1,3 +1,5 @@
+public import LocTrack
+
 /// What `--publish URL` and its companion options ask for: the publisher's configuration.
 ///
 /// The command line checks each value with the rules below (``isValidQoS(_:)``,
@@ -28,7 +30,7 @@ public struct PublishOptions: Sendable, Hashable {
     public var spoolDirectory: String?
     /// The spool's size limit in bytes; beyond it the oldest messages are dropped.
     public var spoolLimitBytes: Int64
-    /// `--tid`: the OwnTracks tracker id; nil is ``defaultTrackerID(hostName:)``.
+    /// `--tid`: the OwnTracks tracker id; nil: from the host name (LocTrackFormats' `OwnTracksEncoder.defaultTrackerID`).
     public var tid: String?
     /// `--ha-discovery`: this broker gets Home Assistant's discovery and state messages
     /// instead of lines.
@@ -58,18 +60,6 @@ public struct PublishOptions: Sendable, Hashable {
     /// `loctrack-` and the host name (up to its first dot, as ``HostName/current()`` gives it).
     public static func defaultClientID(hostName: String) -> String {
         "loctrack-" + HostName.short(hostName).filter { $0 != "/" && $0 != "\0" }
-    }
-
-    /// The first two letters or digits of the host name, lowercase (`Pi4-garage` is `pi`);
-    /// `lt` when it has none.
-    public static func defaultTrackerID(hostName: String) -> String {
-        let characters = hostName.filter { $0.isASCIILetter || $0.isASCIIDigit }.prefix(2).lowercased()
-        return characters.isEmpty ? "lt" : characters
-    }
-
-    /// The tracker id written in OwnTracks messages: ``tid``, else from the host name.
-    public func trackerID(hostName: @autoclosure () -> String = HostName.current()) -> String {
-        tid ?? Self.defaultTrackerID(hostName: hostName())
     }
 
     /// MQTT's quality-of-service levels: at most once, at least once, exactly once.

@@ -1,5 +1,5 @@
 import LocTrack
-import LocTrackCLI
+import LocTrackFormats
 
 /// `/api/config`: what the page needs to know before it starts (docs/http.md).
 enum ConfigDocument {

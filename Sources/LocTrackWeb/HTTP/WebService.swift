@@ -1,4 +1,4 @@
-public import LocTrackCLI
+import LocTrackFormats
 import LocTrack
 
 /// Everything `serve` answers, decided without a server: a request in, a response out
@@ -22,7 +22,7 @@ public final class WebService: Sendable {
         self.assets = assets
         self.access = token.map(AccessCheck.init(token:))
         self.securityHeaders = SecurityHeaders.fields(tilesOrigin: options.tiles?.origin)
-        self.configuration = Array(ConfigDocument.json(options: options, version: CLI.versionNumber).utf8)
+        self.configuration = Array(ConfigDocument.json(options: options, version: LocTrackVersion.number).utf8)
     }
 
     public func respond(to request: WebRequest) -> WebResponse {

@@ -1,5 +1,5 @@
 public import LocTrack
-import LocTrackCLI
+import LocTrackFormats
 import Synchronization
 
 /// The live side of `loctrack serve`: takes a session's events in order and keeps what the

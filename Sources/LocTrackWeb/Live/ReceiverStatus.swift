@@ -1,5 +1,5 @@
 import LocTrack
-import LocTrackCLI
+import LocTrackFormats
 
 /// gpsd's and the receiver's state as `/api/status` shows it (docs/http.md), from a
 /// session's statuses and fixes.

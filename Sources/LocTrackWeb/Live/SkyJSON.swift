@@ -1,5 +1,5 @@
 import LocTrack
-import LocTrackCLI
+import LocTrackFormats
 
 /// A SKY report as `/api/sky` and the `sky` event carry it: gpsd's names (`man gpsd_json`),
 /// DOPs with gpsd's 2 decimals, angles and signal with 1; absent values left out.

@@ -1,5 +1,5 @@
 import LocTrack
-import LocTrackCLI
+import LocTrackFormats
 package import LocTrackMonitor
 
 /// The regions of `serve --monitor NAME` with the states `serve` decides for them.

@@ -1,4 +1,4 @@
-import LocTrackCLI
+import LocTrackFormats
 import LocTrackWeb
 
 /// Small catalogs, services and readers of responses the route tests share.

@@ -1,5 +1,5 @@
 import LocTrack
-import LocTrackCLI
+import LocTrackFormats
 @testable import LocTrackWeb
 import Testing
 

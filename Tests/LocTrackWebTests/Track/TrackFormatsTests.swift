@@ -1,5 +1,5 @@
 import LocTrack
-@testable import LocTrackCLI
+@testable import LocTrackFormats
 @testable import LocTrackWeb
 import Testing
 

@@ -1,5 +1,5 @@
 import LocTrack
-import LocTrackCLI
+import LocTrackFormats
 
 /// `/api/track?format=gpx`: every fix as `stream --format gpx` writes it (LocTrackCLI's
 /// ``GPXEncoder``: its header, `<trkpt>` lines and closing tags), with a new `<trkseg>`

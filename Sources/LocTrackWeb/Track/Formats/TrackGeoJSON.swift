@@ -1,4 +1,4 @@
-import LocTrackCLI
+import LocTrackFormats
 
 /// `/api/track?format=geojson`: every fix as one GeoJSON Feature (RFC 7946) in a
 /// FeatureCollection, a `LineString` with the fixes' times in `properties.coordTimes`

@@ -1,4 +1,4 @@
-import LocTrackCLI
+import LocTrackFormats
 
 /// `/api/track?format=points`: `{"lastEventId":…,"total":…,"points":[[ms,lat,lon,eph],…]}`
 /// (docs/http.md), written straight into bytes: no String per point, so a day at 1 Hz

@@ -1,4 +1,4 @@
-import LocTrackCLI
+import LocTrackFormats
 import LocTrackSystem
 
 /// The fixes `stream --output PATTERN` recorded since the start of the UTC day

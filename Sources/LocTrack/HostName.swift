@@ -1,0 +1,16 @@
+import LocTrackSystem
+
+/// This machine's name, for the defaults that must stay the same across restarts
+/// (the client id, and with it the persistent session and the spool's folder).
+public enum HostName {
+    /// `gethostname(2)` up to its first dot (`pi.example.org` is `pi`); `localhost` when it fails.
+    public static func current() -> String {
+        short(hostName() ?? "")
+    }
+
+    /// `name` up to its first dot; `localhost` for an empty name.
+    public static func short(_ name: String) -> String {
+        let short = name.prefix { $0 != "." }
+        return short.isEmpty ? "localhost" : String(short)
+    }
+}

@@ -1,0 +1,59 @@
+package import LocTrack
+
+/// Turns fixes into one output format, including a document's beginning and end.
+///
+/// Line formats (JSON lines, text, GeoJSON lines) have no beginning or end;
+/// CSV has a header; GPX is one document that ``end()`` completes, so it is
+/// well-formed however the stream stops.
+package protocol FixEncoder {
+    /// What comes before the first fix.
+    mutating func begin() -> String
+    mutating func encode(_ fix: Fix) -> String
+    /// Appends the fix's text to a batch's bytes (what a stream writes with one `write`).
+    mutating func encode(_ fix: Fix, into output: inout OutputBytes)
+    /// The fixes before and after are not one continuous track (a loss of fix, an outage).
+    mutating func breakTrack()
+    /// What completes the output.
+    mutating func end() -> String
+}
+
+extension FixEncoder {
+    package mutating func begin() -> String { "" }
+    package mutating func breakTrack() {}
+    package mutating func end() -> String { "" }
+    package mutating func encode(_ fix: Fix, into output: inout OutputBytes) { output.append(encode(fix)) }
+}
+
+package struct JSONLinesEncoder: FixEncoder {
+    package mutating func encode(_ fix: Fix) -> String { JSONLine.format(fix) }
+    package mutating func encode(_ fix: Fix, into output: inout OutputBytes) { JSONLine.write(fix, into: &output) }
+}
+
+package struct TextEncoder: FixEncoder {
+    package mutating func encode(_ fix: Fix) -> String { TextLine.format(fix) }
+}
+
+/// One GeoJSON Feature per line (RFC 7946 text sequences without the RS byte, as
+/// `jq` and most tools expect): a Point at [lon, lat, altHAE] with the fix's
+/// JSON fields as properties.
+package struct GeoJSONLinesEncoder: FixEncoder {
+    package mutating func encode(_ fix: Fix) -> String {
+        var bytes = OutputBytes(reservingCapacity: 500)
+        encode(fix, into: &bytes)
+        return String(decoding: bytes.bytes, as: UTF8.self)
+    }
+
+    package mutating func encode(_ fix: Fix, into line: inout OutputBytes) {
+        line.append("{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[")
+        line.appendFixed(fix.longitude, decimals: 9)
+        line.append(byte: 0x2C)
+        line.appendFixed(fix.latitude, decimals: 9)
+        if let altitude = fix.altitudeHAE {  // GeoJSON heights are above the WGS 84 ellipsoid
+            line.append(byte: 0x2C)
+            line.appendFixed(altitude, decimals: 4)
+        }
+        line.append("]},\"properties\":")
+        JSONLine.write(fix, into: &line, newline: false)
+        line.append("}\n")
+    }
+}

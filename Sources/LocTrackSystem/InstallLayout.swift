@@ -1,0 +1,60 @@
+
+/// Where loctrack's other files are, found from the folder of the running program: the
+/// server `loctrack serve` runs, the page that server serves. Installed (`/usr/bin/loctrack`,
+/// `/usr/lib/loctrack/loctrack-serve`, `/usr/share/loctrack/web/`) or in a source tree
+/// (`.build/<triple>/<config>/`, `Serve/.build/…`, `web/`). Pure but for
+/// ``runningProgramDirectory``, so the lists are tested as they are.
+package enum InstallLayout {
+    /// The folder of the running program, symbolic links resolved (`/proc/self/exe`), or nil.
+    package static var runningProgramDirectory: String? {
+        currentExecutablePath().map(directory(of:))
+    }
+
+    /// Everything before the last `/` (`/` for a file at the root).
+    package static func directory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
+    /// `relative` below the absolute `directory`, `.` and `..` taken away by the text alone:
+    /// `/usr/bin` and `../lib/x` give `/usr/lib/x`. Right for a directory from
+    /// `/proc/self/exe`, whose path holds no symbolic links.
+    package static func join(_ directory: String, _ relative: String) -> String {
+        var parts: [Substring] = []
+        for part in (directory + "/" + relative).split(separator: "/") {
+            switch part {
+            case ".": continue
+            case "..": _ = parts.popLast()
+            default: parts.append(part)
+            }
+        }
+        return "/" + parts.joined(separator: "/")
+    }
+
+    /// For a program built by SwiftPM (`ROOT/.build/TRIPLE/CONFIG`): the package's folder
+    /// and the build folder's path below `.build` (`TRIPLE/CONFIG`); nil otherwise.
+    package static func sourceTree(of programDirectory: String) -> (root: String, build: String)? {
+        guard let marker = programDirectory.range(ofLiteral: "/.build/") else { return nil }
+        let root = String(programDirectory[..<marker.lowerBound])
+        return (root.isEmpty ? "/" : root, String(programDirectory[marker.upperBound...]))
+    }
+
+    /// The server's program name.
+    package static let serverName = "loctrack-serve"
+    /// Names the server to run, for tests and unusual installs.
+    package static let serverVariable = "LOCTRACK_SERVE"
+
+    /// Where `loctrack serve` looks for the server, in order: only `override`
+    /// (`$LOCTRACK_SERVE`) when it is set; else beside loctrack, then
+    /// `../lib/loctrack/` from there (the Debian package and `make install`), then, in a
+    /// source tree, the same build folder of the Serve/ package.
+    package static func serverCandidates(override: String?, programDirectory: String?) -> [String] {
+        if let override, !override.isEmpty { return [override] }
+        guard let programDirectory else { return [] }
+        var places = [join(programDirectory, serverName), join(programDirectory, "../lib/loctrack/" + serverName)]
+        if let tree = sourceTree(of: programDirectory) {
+            places.append(join(tree.root, "Serve/.build/" + tree.build + "/" + serverName))
+        }
+        return places
+    }
+}

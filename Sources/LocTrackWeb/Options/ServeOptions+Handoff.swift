@@ -1,0 +1,84 @@
+import LocTrackFormats
+import LocTrack
+
+/// How `loctrack serve` hands its parsed options to `loctrack-serve`: two arguments,
+/// `--options` and one JSON object with every field of ``ServeOptions``. A form of the
+/// program's own, not the user's: its values were checked when the words were parsed, so
+/// reading it back cannot meet a usage error, only a server started by hand.
+extension ServeOptions {
+    /// The flag before the JSON object.
+    public static let handoffFlag = "--options"
+
+    /// Why ``init(handoff:)`` refused its arguments: they were not written by ``handoffArguments``
+    /// (someone ran `loctrack-serve` by hand, or a `loctrack` of another version).
+    public struct HandoffError: Error, Equatable, CustomStringConvertible {
+        public let reason: String
+
+        public var description: String {
+            "loctrack-serve is started by `loctrack serve` (\(reason)); run `loctrack serve --help`"
+        }
+    }
+
+    /// The arguments after the program name that give the server these options.
+    public var handoffArguments: [String] {
+        var members: [JSONMember] = [
+            JSONMember("listen", .string(listen.description)),
+            JSONMember("dwell", .number(dwellSeconds)),
+            JSONMember("stale", .number(staleSeconds)),
+            JSONMember("maxStreams", .number(Double(maximumStreams))),
+            JSONMember("verbose", .bool(verbose)),
+            JSONMember("gpsdHost", .string(source.host)),
+            JSONMember("gpsdPort", .string(source.port)),
+        ]
+        func add(_ key: String, _ text: String?) {
+            if let text { members.append(JSONMember(key, .string(text))) }
+        }
+        add("gpsdDevice", source.device)
+        add("tokenFile", tokenFile)
+        add("monitor", monitor)
+        add("track", track?.text)
+        add("tiles", tiles?.template)
+        add("tilesAttribution", tiles?.attribution)
+        return [Self.handoffFlag, JSONValue.object(members).serialized]
+    }
+
+    /// Reads back what ``handoffArguments`` wrote.
+    public init(handoff arguments: [String]) throws(HandoffError) {
+        guard arguments.count == 2, arguments[0] == Self.handoffFlag else {
+            throw HandoffError(reason: "expected \(Self.handoffFlag) and its JSON object")
+        }
+        let document: JSONValue
+        do {
+            document = try JSONValue(parsing: Array(arguments[1].utf8))
+        } catch {
+            throw HandoffError(reason: "its options are not JSON: \(error)")
+        }
+        func text(_ key: String) -> String? { document[key]?.stringValue }
+        func number(_ key: String) throws(HandoffError) -> Double {
+            guard let value = document[key]?.doubleValue else { throw HandoffError(reason: "no number \(key)") }
+            return value
+        }
+        guard let listenText = text("listen"), let listen = try? ListenAddress(parsing: listenText) else {
+            throw HandoffError(reason: "no listen address")
+        }
+        var track: TrackPathPattern?
+        if let pattern = text("track") {
+            guard let parsed = try? TrackPathPattern(pattern) else { throw HandoffError(reason: "a bad track pattern") }
+            track = parsed
+        }
+        var tiles: TileSource?
+        if let template = text("tiles") {
+            guard let parsed = try? TileSource(template: template, attribution: text("tilesAttribution") ?? "") else {
+                throw HandoffError(reason: "a bad tile source")
+            }
+            tiles = parsed
+        }
+        guard let host = text("gpsdHost"), let port = text("gpsdPort"), let verbose = document["verbose"]?.boolValue else {
+            throw HandoffError(reason: "no gpsd source")
+        }
+        self.init(
+            listen: listen, tokenFile: text("tokenFile"), monitor: text("monitor"), dwellSeconds: try number("dwell"),
+            track: track, tiles: tiles, staleSeconds: try number("stale"), maximumStreams: Int(try number("maxStreams")),
+            verbose: verbose, source: GPSDSource(host: host, port: port, device: text("gpsdDevice")))
+    }
+}
