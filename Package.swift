@@ -111,7 +111,7 @@ let package = Package(
             name: "LocTrackTests",
             dependencies: [
                 "LocTrack", "LocTrackSystem", "LocTrackMonitor", "LocTrackMQTT", "LocTrackFormats", "LocTrackSinks",
-                "LocTrackCLI", "LocTrackTestSupport",
+                "LocTrackWeb", "LocTrackCLI", "LocTrackTestSupport",
             ],
             // gpsd captures the conformance replay reads from the source tree (Fixtures/gpsd-logs/README.md).
             exclude: ["Fixtures"],

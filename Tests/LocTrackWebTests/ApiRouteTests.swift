@@ -51,16 +51,16 @@ import Testing
         let response = Fixture.service().respond(to: .get("/api/config"))
         #expect(response.status == 200)
         #expect(response.header("Content-Type") == "application/json")
-        #expect(response.text == #"{"version":"\#(CLI.versionNumber)","staleSeconds":3,"monitor":null,"tiles":null}"#)
+        #expect(response.text == #"{"version":"\#(LocTrackVersion.number)","staleSeconds":3,"monitor":null,"tiles":null}"#)
     }
 
     @Test func givenTilesMonitorAndStaleWhenApiConfigIsAskedThenItSaysThemEscaped() throws {
-        let options = try ServeOptions(arguments: [
-            "--monitor", "home", "--stale", "2.5", "--tiles", "https://tile.example.org/{z}/{x}/{y}.png",
-            "--tiles-attribution", #"© "OSM" contributors"#,
-        ])
+        let options = ServeOptions(
+            monitor: "home",
+            tiles: try TileSource(template: "https://tile.example.org/{z}/{x}/{y}.png", attribution: #"© "OSM" contributors"#),
+            staleSeconds: 2.5)
         let response = Fixture.service(options: options).respond(to: .get("/api/config"))
-        #expect(response.text == #"{"version":"\#(CLI.versionNumber)","staleSeconds":2.5,"monitor":"home","#
+        #expect(response.text == #"{"version":"\#(LocTrackVersion.number)","staleSeconds":2.5,"monitor":"home","#
             + #""tiles":{"url":"https://tile.example.org/{z}/{x}/{y}.png","attribution":"© \"OSM\" contributors"}}"#)
     }
 

@@ -69,8 +69,8 @@ import Testing
         let headers = try #require((try Self.document()["components"] as? [String: Any])?["headers"] as? [String: [String: Any]])
         let pattern = try #require((headers["ContentSecurityPolicy"]?["schema"] as? [String: Any])?["pattern"] as? String)
         let expression = try NSRegularExpression(pattern: pattern)
-        for arguments in [[], ["--tiles", "https://{s}.tile.example.org:8443/{z}/{x}/{y}.png"]] {
-            let service = Fixture.service(options: try ServeOptions(arguments: arguments))
+        for tiles in [nil, try TileSource(template: "https://{s}.tile.example.org:8443/{z}/{x}/{y}.png")] {
+            let service = Fixture.service(options: ServeOptions(tiles: tiles))
             let policy = try #require(service.respond(to: .get("/")).header("Content-Security-Policy"))
             #expect(expression.firstMatch(in: policy, range: NSRange(policy.startIndex..., in: policy)) != nil, "\(policy)")
         }
@@ -79,6 +79,6 @@ import Testing
     @Test func givenTheDocumentWhenItsVersionIsReadThenItIsLoctracksAndItIsOpenAPI31() throws {
         let document = try Self.document()
         #expect(document["openapi"] as? String == "3.1.0")
-        #expect((document["info"] as? [String: Any])?["version"] as? String == CLI.versionNumber)
+        #expect((document["info"] as? [String: Any])?["version"] as? String == LocTrackVersion.number)
     }
 }

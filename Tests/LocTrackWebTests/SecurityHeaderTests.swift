@@ -32,7 +32,7 @@ import Testing
     }
 
     @Test func givenTilesWhenAnsweredThenImagesMayAlsoComeFromTheTileOriginAndNothingElseChanges() throws {
-        let options = try ServeOptions(arguments: ["--tiles", "https://{s}.tile.example.org:8443/{z}/{x}/{y}.png?key=k"])
+        let options = ServeOptions(tiles: try TileSource(template: "https://{s}.tile.example.org:8443/{z}/{x}/{y}.png?key=k"))
         let response = Fixture.service(options: options).respond(to: .get("/"))
         #expect(response.header("Content-Security-Policy") == Self.policy.replacing(
             "img-src 'self' data:;", with: "img-src 'self' data: https://*.tile.example.org:8443;"))

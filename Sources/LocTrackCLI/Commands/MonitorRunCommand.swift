@@ -220,6 +220,11 @@ struct OwnTracksTransitions {
             lastFix: lastFixWithAccuracy ?? lastFix, trackerID: trackerID)
     }
 
+    /// `event`'s transition line, if it has one.
+    mutating func line(for event: GeofenceEvent) async -> String? {
+        GeofenceEventLine.ownTracks(event, context: await context(for: event))
+    }
+
     private mutating func note(_ record: GeofenceRecord?, for identifier: String) {
         guard let record else { return }
         added[identifier] = record.added?.seconds

@@ -4,6 +4,8 @@ import Foundation
 import LocTrackTestSupport
 import Testing
 import LocTrackSystem
+@testable import LocTrackFormats
+@testable import LocTrackSinks
 
 /// scripts/conformance.py's scripted way, in process: a capture of gpsd 3.22's JSON
 /// output for a real receiver (`NAME.log.gpsd.jsonl`) is replayed through a scripted

@@ -3,6 +3,8 @@ import Foundation
 @testable import LocTrackCLI
 import Synchronization
 import Testing
+@testable import LocTrackFormats
+@testable import LocTrackSinks
 
 /// Mutated gpsd reports through the whole parsing and fix path: framing, class
 /// detection, libgps's parser, the epoch merger and the JSON writer.

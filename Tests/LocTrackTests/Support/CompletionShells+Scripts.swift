@@ -1,6 +1,8 @@
 import Foundation
 @testable import LocTrackCLI
 import LocTrackTestSupport
+@testable import LocTrackFormats
+@testable import LocTrackSinks
 
 /// ``CompletionShells`` with loctrack's own completion scripts.
 extension CompletionShells {

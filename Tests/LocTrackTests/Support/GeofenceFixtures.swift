@@ -1,6 +1,8 @@
 import Glibc
 @testable import LocTrack
 @testable import LocTrackMonitor
+@testable import LocTrackFormats
+@testable import LocTrackSinks
 
 /// Fixes and regions placed in metres around one reference point, for the monitor's tests.
 enum GeofenceFixtures {

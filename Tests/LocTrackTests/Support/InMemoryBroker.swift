@@ -1,4 +1,6 @@
 @testable import LocTrackMQTT
+@testable import LocTrackFormats
+@testable import LocTrackSinks
 
 /// An MQTT broker and the network to it in one object, for the publisher's unit tests:
 /// the publisher uses it as its ``MQTTTransport``, and the test decides what the broker

@@ -1,5 +1,7 @@
 import LocTrack
 @testable import LocTrackCLI
+@testable import LocTrackFormats
+@testable import LocTrackSinks
 
 /// Track files in memory for the track writer's tests: what was done to which file, in
 /// order, and what each file holds. A file is closed when the writer lets go of it, as a

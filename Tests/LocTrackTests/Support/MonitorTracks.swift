@@ -3,6 +3,8 @@ import Glibc
 @testable import LocTrack
 @testable import LocTrackMonitor
 import LocTrackTestSupport
+@testable import LocTrackFormats
+@testable import LocTrackSinks
 
 /// Tracks for the monitor's end-to-end tests: positions given in metres north and east of
 /// ``origin``, written as NMEA for gpsfake, and the fixes gpsd will make of them.

@@ -2,6 +2,8 @@ import Foundation
 import Glibc
 @testable import LocTrackMQTT
 import Synchronization
+@testable import LocTrackFormats
+@testable import LocTrackSinks
 
 /// A ``PublisherLoop`` on an ``InMemoryBroker``, a real spool in a temporary folder and a
 /// clock that only the test moves: the publisher's logic in milliseconds, with no

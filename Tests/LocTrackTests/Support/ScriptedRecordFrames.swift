@@ -1,4 +1,6 @@
 @testable import LocTrackCLI
+@testable import LocTrackFormats
+@testable import LocTrackSinks
 
 /// Stdin and the clock for the track writer's tests: each read arrives at a time of the
 /// script's choosing; the clock jumps to it, or to a wait's deadline when that comes

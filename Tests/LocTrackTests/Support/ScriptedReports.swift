@@ -1,6 +1,8 @@
 @testable import LocTrack
 import Synchronization
 import LocTrackSystem
+@testable import LocTrackFormats
+@testable import LocTrackSinks
 
 /// gpsd 3.22's reports as the scripted gpsds send them (after scripts/faults/reports.py),
 /// and the fix loctrack must make of each TPV.

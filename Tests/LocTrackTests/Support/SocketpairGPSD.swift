@@ -2,6 +2,8 @@ import Glibc
 @testable import LocTrack
 import Synchronization
 import LocTrackSystem
+@testable import LocTrackFormats
+@testable import LocTrackSinks
 
 /// A gpsd played by the test, over socketpairs: a ``GPSDConnector`` whose every
 /// `connect(to:)` makes a `socketpair(AF_UNIX, SOCK_STREAM)`, gives the reader one

@@ -1,6 +1,8 @@
 import Foundation
 import FoundationXML
 import LocTrackTestSupport
+@testable import LocTrackFormats
+@testable import LocTrackSinks
 
 /// What a recorded track file holds, checked the way a reader of it would.
 enum TrackFiles {

@@ -1,6 +1,8 @@
 import LocTrack
 import LocTrackCLI
 import Testing
+@testable import LocTrackFormats
+@testable import LocTrackSinks
 
 @Suite("Command line parsing", .timeLimit(.minutes(1)))
 struct CommandParsingTests {

@@ -4,6 +4,8 @@ import FoundationXML
 @testable import LocTrackMonitor
 @testable import LocTrackCLI
 import Testing
+@testable import LocTrackFormats
+@testable import LocTrackSinks
 
 /// Metres per degree of latitude on loctrack's sphere.
 private let metresPerDegree = 6_371_008.8 * Double.pi / 180

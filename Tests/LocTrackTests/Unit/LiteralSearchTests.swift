@@ -1,5 +1,8 @@
+import LocTrackSystem
 @testable import LocTrackCLI
 import Testing
+@testable import LocTrackFormats
+@testable import LocTrackSinks
 
 @Suite("Literal search (firstRange(of:) without the regex engine)")
 struct LiteralSearchTests {

@@ -1,6 +1,8 @@
 import LocTrack
 @testable import LocTrackCLI
 import Testing
+@testable import LocTrackFormats
+@testable import LocTrackSinks
 
 /// The option table against the parser: every entry must be an option the parser handles,
 /// with the kind of value the table says. (The other way round, an option the parser handles

@@ -2,6 +2,8 @@ import LocTrack
 @testable import LocTrackCLI
 import Glibc
 import Testing
+@testable import LocTrackFormats
+@testable import LocTrackSinks
 
 @Suite("Output lines", .timeLimit(.minutes(1)))
 struct OutputFormatTests {

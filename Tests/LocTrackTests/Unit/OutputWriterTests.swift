@@ -4,6 +4,8 @@ import LocTrack
 import LocTrackTestSupport
 import Synchronization
 import Testing
+@testable import LocTrackFormats
+@testable import LocTrackSinks
 
 /// The output writer's buffering policy, on a real pipe whose reader the test controls.
 @Suite("Output writer", .timeLimit(.minutes(1)))
@@ -59,9 +61,9 @@ struct OutputWriterTests {
         let writer = OutputWriter(descriptor: pipe.write, maximumQueuedBytes: 100) {}
         // A goes to the writer thread, which blocks writing it; B waits in the queue;
         // C (60 + 60 > 100) must wait for room, not push B out.
-        #expect(await writer.enqueueAllowingHiccups(Self.chunk("A", 60), lines: 1))
+        #expect(await writer.enqueueWaitingForRoom(Self.chunk("A", 60).bytes, lines: 1, events: 1))
         try await Task.sleep(for: .milliseconds(50))
-        #expect(await writer.enqueueAllowingHiccups(Self.chunk("B", 60), lines: 1))
+        #expect(await writer.enqueueWaitingForRoom(Self.chunk("B", 60).bytes, lines: 1, events: 1))
         let reader = Task {
             try await Task.sleep(for: .milliseconds(200))
             var received: [UInt8] = []
@@ -75,8 +77,8 @@ struct OutputWriterTests {
             }
             return received
         }
-        #expect(await writer.enqueueAllowingHiccups(Self.chunk("C", 60), lines: 1))
-        #expect(await writer.enqueueAllowingHiccups(Self.chunk("D", 60), lines: 1))
+        #expect(await writer.enqueueWaitingForRoom(Self.chunk("C", 60).bytes, lines: 1, events: 1))
+        #expect(await writer.enqueueWaitingForRoom(Self.chunk("D", 60).bytes, lines: 1, events: 1))
         #expect(await writer.finishWriting() == .written)
         let received = try await reader.value(within: .seconds(15), "the reader") + pipe.drain()
         let text = String(decoding: received.filter { $0 != 0x2E }, as: UTF8.self)

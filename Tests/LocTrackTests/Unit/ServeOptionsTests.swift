@@ -1,6 +1,10 @@
+import LocTrackWeb
+import LocTrackSystem
 import LocTrack
 @testable import LocTrackCLI
 import Testing
+@testable import LocTrackFormats
+@testable import LocTrackSinks
 
 /// `loctrack serve`'s command line (docs/serve.md): parsed the same for `loctrack serve` and
 /// `loctrack-serve`, purely.

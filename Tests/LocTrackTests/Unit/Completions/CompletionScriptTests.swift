@@ -3,6 +3,8 @@ import LocTrack
 @testable import LocTrackCLI
 import LocTrackTestSupport
 import Testing
+@testable import LocTrackFormats
+@testable import LocTrackSinks
 
 /// The generated completion scripts, run in the real shells (see `Support/CompletionShells`).
 /// zsh and fish are installed by `make deps`; where they are missing, their tests are

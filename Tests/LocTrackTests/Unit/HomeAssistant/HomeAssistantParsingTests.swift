@@ -2,6 +2,8 @@ import LocTrack
 @testable import LocTrackCLI
 import LocTrackMQTT
 import Testing
+@testable import LocTrackFormats
+@testable import LocTrackSinks
 
 @Suite("--ha-discovery command line parsing", .timeLimit(.minutes(1)))
 struct HomeAssistantParsingTests {

@@ -2,6 +2,8 @@ import LocTrack
 @testable import LocTrackCLI
 import LocTrackMQTT
 import Testing
+@testable import LocTrackFormats
+@testable import LocTrackSinks
 
 /// The rules of what goes to Home Assistant and when, with a clock the test moves.
 @Suite("Home Assistant updates", .timeLimit(.minutes(1)))

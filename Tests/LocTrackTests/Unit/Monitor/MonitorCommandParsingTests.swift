@@ -2,6 +2,8 @@ import LocTrack
 import LocTrackMonitor
 import LocTrackCLI
 import Testing
+@testable import LocTrackFormats
+@testable import LocTrackSinks
 
 @Suite("monitor command line parsing", .timeLimit(.minutes(1)))
 struct MonitorCommandParsingTests {

@@ -3,6 +3,8 @@ import Foundation
 @testable import LocTrackMonitor
 @testable import LocTrackCLI
 import Testing
+@testable import LocTrackFormats
+@testable import LocTrackSinks
 
 /// The monitor's outbox: events saved with the decisions that cause them, delivered at
 /// least once (``GeofenceDelivery``).

@@ -4,6 +4,8 @@ import Foundation
 @testable import LocTrackCLI
 import LocTrackMQTT
 import Testing
+@testable import LocTrackFormats
+@testable import LocTrackSinks
 
 /// What Home Assistant's OwnTracks integration needs from loctrack (docs/monitor.md,
 /// "Home Assistant"): transitions with `tid`, regions' titles as `desc`, an accuracy limit

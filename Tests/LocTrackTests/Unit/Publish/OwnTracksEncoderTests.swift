@@ -2,6 +2,8 @@ import LocTrack
 @testable import LocTrackCLI
 import LocTrackMQTT
 import Testing
+@testable import LocTrackFormats
+@testable import LocTrackSinks
 
 @Suite("OwnTracks location lines", .timeLimit(.minutes(1)))
 struct OwnTracksEncoderTests {
@@ -67,7 +69,7 @@ struct OwnTracksEncoderTests {
 
     @Test("given no --tid when the encoder is made then the tid comes from the host name")
     func defaultTrackerID() {
-        let tid = PublishOptions.defaultTrackerID(hostName: HostName.current())
+        let tid = OwnTracksEncoder.defaultTrackerID(hostName: HostName.current())
         #expect(OutputFormat.owntracks.line(for: Self.full).hasSuffix(",\"tid\":\"\(tid)\"}\n"))
     }
 }

@@ -2,6 +2,8 @@ import LocTrack
 @testable import LocTrackCLI
 import LocTrackMQTT
 import Testing
+@testable import LocTrackFormats
+@testable import LocTrackSinks
 
 @Suite("--publish command line parsing", .timeLimit(.minutes(1)))
 struct PublishCommandParsingTests {
@@ -205,8 +207,8 @@ struct PublishCommandParsingTests {
             Issue.record("not stream: \(parsed)")
             return
         }
-        let clash = SinkFactory.sharedSpool(options.publishes, environment: ["HOME": "/home/u"])
-        #expect(clash == .sharedSpool("/home/u/.local/state/loctrack/spool/\(options.publishes[0].clientID)"))
-        #expect(clash?.description.contains("give each its own --spool or --client-id") == true)
+        let clash = SinkWiring.sharedSpool(options.publishes, environment: ["HOME": "/home/u"])
+        #expect(clash == "/home/u/.local/state/loctrack/spool/\(options.publishes[0].clientID)")
+        #expect(UsageError.sharedSpool(clash ?? "").description.contains("give each its own --spool or --client-id"))
     }
 }

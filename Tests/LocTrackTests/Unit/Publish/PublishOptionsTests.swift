@@ -1,3 +1,4 @@
+import LocTrackFormats
 import Glibc
 import LocTrackMQTT
 import Testing
@@ -17,7 +18,7 @@ struct PublishOptionsTests {
         #expect(options.spoolDirectory == nil)
         #expect(options.spoolLimitBytes == 100_000_000)
         #expect(options.tid == nil)
-        #expect(options.trackerID(hostName: "pi4") == "pi")
+        #expect(OwnTracksEncoder.trackerID(given: options.tid) == OwnTracksEncoder.defaultTrackerID())
     }
 
     @Test("given host names when the defaults are derived then the client id uses the short name and the tid two letters or digits",
@@ -28,14 +29,14 @@ struct PublishOptionsTests {
           ])
     func hostDefaults(host: String, clientID: String, tid: String) {
         #expect(PublishOptions.defaultClientID(hostName: host) == clientID)
-        #expect(PublishOptions.defaultTrackerID(hostName: host) == tid)
+        #expect(OwnTracksEncoder.defaultTrackerID(hostName: host) == tid)
     }
 
     @Test("given an explicit client id and tid when the options are made then they win over the host name")
     func explicitIDs() {
         let options = PublishOptions(broker: Self.broker, clientID: "car", tid: "ac", hostName: "pi4")
         #expect(options.clientID == "car")
-        #expect(options.trackerID(hostName: "pi4") == "ac")
+        #expect(OwnTracksEncoder.trackerID(given: options.tid) == "ac")
     }
 
     @Test("given sizes when parsed then K, M and G are SI multiples and anything else is refused",

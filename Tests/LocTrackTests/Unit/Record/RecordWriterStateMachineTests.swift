@@ -2,6 +2,8 @@ import Glibc
 import LocTrack
 @testable import LocTrackCLI
 import Testing
+@testable import LocTrackFormats
+@testable import LocTrackSinks
 
 /// ``TrackWriterStateMachine`` on its own: the exact actions for each input.
 @Suite("Track writer state machine: actions", .timeLimit(.minutes(1)))

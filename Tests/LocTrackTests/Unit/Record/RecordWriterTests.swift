@@ -3,6 +3,8 @@ import LocTrack
 @testable import LocTrackCLI
 import Testing
 import LocTrackSystem
+@testable import LocTrackFormats
+@testable import LocTrackSinks
 
 /// The track writer's loop (``TrackWriterStateMachine`` driven by ``TrackWriter/drive``)
 /// with files in memory and a scripted stdin and clock: no disk, no waiting.

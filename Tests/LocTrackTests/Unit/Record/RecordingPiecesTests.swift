@@ -2,6 +2,8 @@
 import LocTrack
 import LocTrackMQTT
 import Testing
+@testable import LocTrackFormats
+@testable import LocTrackSinks
 
 @Suite("Recording: file name patterns, frames and formats", .timeLimit(.minutes(1)))
 struct RecordingPiecesTests {

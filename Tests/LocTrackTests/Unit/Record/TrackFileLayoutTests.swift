@@ -1,5 +1,7 @@
 @testable import LocTrackCLI
 import Testing
+@testable import LocTrackFormats
+@testable import LocTrackSinks
 
 @Suite("Recording: where an existing track file is continued", .timeLimit(.minutes(1)))
 struct TrackFileLayoutTests {
