@@ -43,7 +43,11 @@ final class StreamShutdown: Sendable {
     /// The exit code from the sinks' `outcomes` (each failure's line printed) and `failure`
     /// (see ``exitCode(sinks:failure:)``).
     func exitCode(outcomes: [SinkOutcome], failure: (any Error)?) -> ExitCode {
-        let signalled = signal.load(ordering: .sequentiallyConsistent) != 0
+        Self.exitCode(outcomes: outcomes, failure: failure, signalled: signal.load(ordering: .sequentiallyConsistent) != 0)
+    }
+
+    /// The rule of ``exitCode(outcomes:failure:)``, given whether a signal ended the loop.
+    static func exitCode(outcomes: [SinkOutcome], failure: (any Error)?, signalled: Bool) -> ExitCode {
         var firstFailure: ExitCode?
         for case .failed(let code, let message) in outcomes {
             if !message.isEmpty { printError(message) }  // empty: said already (the track writer)

@@ -1,10 +1,14 @@
 import Foundation
+import LocTrack
+@testable import LocTrackCLI
 import LocTrackTestSupport
+import LocTrackWeb
 import Testing
 
 extension EndToEndTests {
-    /// `loctrack serve` checks its command line, then becomes `loctrack-serve` (exec) with the
-    /// same words; here a script stands in for the server, so no server needs to be built.
+    /// `loctrack serve` parses its command line, then becomes `loctrack-serve` (exec), handed
+    /// the parsed options in one form (`--options` and a JSON object); here a script stands in
+    /// for the server, so no server needs to be built.
     @Suite("serve: loctrack checks the command line, then runs loctrack-serve", .timeLimit(.minutes(1)))
     struct ServeLaunch {
         /// A folder with `server`: a script that prints its arguments, then becomes grep, which
@@ -24,14 +28,21 @@ extension EndToEndTests {
             return (folder, server)
         }
 
-        @Test("given a server when loctrack serve runs then the server gets exactly the words after serve, no signal blocked, SIGPIPE not ignored")
-        func execsTheServerWithTheSameWords() async throws {
+        @Test("given a server when loctrack serve runs then the server is handed the parsed options once, in one form, no signal blocked, SIGPIPE not ignored")
+        func execsTheServerWithTheParsedOptions() async throws {
             let (folder, server) = try Self.fakeServer()
             defer { try? FileManager.default.removeItem(atPath: folder) }
             let words = ["--listen", "8080", "--tiles-attribution=© a b", "--tiles", "https://t.org/{z}/{x}/{y}", "host:2948"]
             let result = try await LoctrackProcess.run(["serve"] + words, environment: ["LOCTRACK_SERVE": server])
             #expect(result.status == .exited(0), "\(result)")
-            #expect(result.stdoutLines.filter { $0.hasPrefix("arg:") } == words.map { "arg:" + $0 }, "\(result)")
+            let handed = result.stdoutLines.filter { $0.hasPrefix("arg:") }.map { String($0.dropFirst(4)) }
+            // What the server reads back is what loctrack parsed, not the words again.
+            let options = try ServeOptions(handoff: handed)
+            #expect(options == (try ServeOptions(arguments: words)), "\(result)")
+            #expect(options.listen.description == "127.0.0.1:8080")
+            #expect(options.tiles?.attribution == "© a b")
+            #expect(options.source == GPSDSource(host: "host", port: "2948"))
+            #expect(handed.first == ServeOptions.handoffFlag && handed.count == 2, "\(result)")
             let masks = Dictionary(uniqueKeysWithValues: result.stdoutLines.compactMap { line -> (String, UInt64)? in
                 let parts = line.split(separator: ":").map { $0.trimmingCharacters(in: .whitespaces) }
                 guard parts.count == 2, let value = UInt64(parts[1], radix: 16) else { return nil }

@@ -1,0 +1,91 @@
+import Foundation
+import LocTrack
+import LocTrackMonitor
+import Synchronization
+@testable import LocTrackFormats
+@testable import LocTrackSinks
+import Testing
+
+/// What each sink's encoder makes of a batch: records for stdout and track files, one
+/// message per record for a broker, monitor lines framed for the track writer.
+@Suite("Each sink's encoder", .timeLimit(.minutes(1)))
+struct SinkEncoderTests {
+    typealias F = GeofenceFixtures
+
+    static let batch: SinkBatch = .gpsd([
+        .fix(F.fix(north: 0, eph: 3, second: 0)),
+        .status(.fixLost(device: nil)),
+        .fix(F.fix(north: 10, eph: 80, second: 1)),
+        .fix(F.fix(north: 20, eph: nil, second: 2)),
+    ])
+
+    @Test("given fixes and a status when encoded as JSON lines then one line per fix, in order")
+    func linesForStandardOutput() {
+        var encoder = FixRecordEncoder(JSONLinesEncoder())
+        var output = OutputBytes()
+        #expect(encoder.encode(Self.batch, into: &output) == 3)
+        let lines = String(decoding: output.bytes, as: UTF8.self).split(separator: "\n")
+        #expect(lines.count == 3)
+        #expect(lines.allSatisfy { $0.hasPrefix(#"{"class":"TPV""#) })
+        #expect(lines[0].contains(#""eph":3"#))
+    }
+
+    @Test("given a broker's accuracy limit when encoded as messages then one message per accepted fix, without a line end")
+    func messagesForABroker() {
+        var encoder = FixRecordEncoder(JSONLinesEncoder(), accuracyLimit: 50)
+        let messages = encoder.messages(Self.batch)
+        #expect(messages.count == 1, "eph 80 and no eph are over the limit")
+        #expect(messages[0].last == UInt8(ascii: "}"))
+        #expect(String(decoding: messages[0], as: UTF8.self) == JSONLine.format(F.fix(north: 0, eph: 3, second: 0)).dropLast())
+    }
+
+    @Test("given a fix lost between fixes when encoded as GPX then the track breaks into two segments")
+    func statusBreaksTheTrack() {
+        var encoder = FixRecordEncoder(GPXEncoder())
+        var output = OutputBytes()
+        output.append(encoder.begin())
+        _ = encoder.encode(Self.batch, into: &output)
+        output.append(encoder.end())
+        let document = String(decoding: output.bytes, as: UTF8.self)
+        #expect(document.components(separatedBy: "<trkseg>").count - 1 == 2)
+        #expect(document.components(separatedBy: "<trkpt ").count - 1 == 3)
+        #expect(document.hasSuffix("</gpx>\n"))
+    }
+
+    @Test("given monitor events when encoded for stdout and for a track file then the same line, framed for the writer")
+    func monitorLines() throws {
+        let event = GeofenceEvent(
+            monitor: "default", identifier: "home", state: .satisfied, previousState: .unsatisfied,
+            fix: F.fix(north: 0, second: 5), accuracyLimited: false)
+        var plain = MonitorEventEncoder(format: .json, framed: false)
+        var framed = MonitorEventEncoder(format: .json, framed: true)
+        var line = OutputBytes()
+        var frames = OutputBytes()
+        let items: SinkBatch = .monitor([MonitorEventItem(event: event)])
+        #expect(plain.encode(items, into: &line) == 1)
+        #expect(framed.encode(items, into: &frames) == 1)
+        #expect(String(decoding: line.bytes, as: UTF8.self) == GeofenceEventLine.json(event))
+        let decoded = RecordFrame.decode(frames.bytes[...])
+        #expect(decoded.frames.count == 1)
+        #expect(decoded.frames[0].seconds == F.start.seconds + 5)
+        #expect(Array(decoded.frames[0].payload) == line.bytes)
+        // gpsd's events and region states are not a monitor line's.
+        var none = OutputBytes()
+        #expect(plain.encode(Self.batch, into: &none) == 0)
+        #expect(plain.encode(.regions(["home": RegionPresence(name: "Home", inside: true)]), into: &none) == 0)
+        #expect(none.count == 0)
+    }
+
+    @Test("given OwnTracks without a context when encoded then no line: a transition needs its region's details")
+    func ownTracksNeedsItsContext() {
+        let event = GeofenceEvent(
+            monitor: "default", identifier: "home", state: .satisfied, previousState: .unsatisfied,
+            fix: F.fix(north: 0, second: 5), accuracyLimited: false)
+        var encoder = MonitorEventEncoder(format: .owntracks, framed: false)
+        var output = OutputBytes()
+        #expect(encoder.encode(.monitor([MonitorEventItem(event: event)]), into: &output) == 0)
+        let context = OwnTracksTransitionContext(regionAdded: 1_700_000_000, title: "Home", lastFix: nil, trackerID: "pi")
+        #expect(encoder.encode(.monitor([MonitorEventItem(event: event, ownTracks: context)]), into: &output) == 1)
+        #expect(String(decoding: output.bytes, as: UTF8.self).contains(#""event":"enter","desc":"Home""#))
+    }
+}
