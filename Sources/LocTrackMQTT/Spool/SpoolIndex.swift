@@ -147,6 +147,16 @@ struct SpoolIndex: Equatable {
         return oldest
     }
 
+    /// Every segment that ``deletableSegment(tailOpen:segmentBytes:)`` would name, one
+    /// deletion after the other, oldest first: those wholly below the durable head, the
+    /// last one only when it is closed or full.
+    func deletableSegments(tailOpen: Bool, segmentBytes: Int64) -> [SpoolSegment] {
+        var count = 0
+        while count < segments.count, segments[count].endSequence <= durableHead { count += 1 }
+        if count > 0, count == segments.count, tailOpen, segments[count - 1].size < segmentBytes { count -= 1 }
+        return Array(segments[..<count])
+    }
+
     /// The oldest segment's file was deleted.
     mutating func oldestSegmentDeleted() {
         segments.removeFirst()

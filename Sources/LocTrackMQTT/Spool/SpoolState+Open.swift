@@ -5,12 +5,16 @@ extension SpoolState {
     /// Opens the spool in `directory`, creating it (mode 0700) when missing, and recovers
     /// what a crash left: a torn record at the end of the last segment is cut off,
     /// segments wholly below the head are deleted, and anything else that is wrong is
-    /// reported rather than skipped, as skipping would lose messages silently.
-    static func open(directory: String, limitBytes: Int64, segmentBytes: Int64) throws(SpoolError) -> SpoolState {
+    /// reported rather than skipped, as skipping would lose messages silently. Runs
+    /// before the spool is shared, so it needs no lock.
+    /// - Returns: the state, the head file, and `DIR/lock`'s descriptor, flocked (closed
+    ///   last, when the spool is).
+    static func open(directory: String, limitBytes: Int64, segmentBytes: Int64)
+        throws(SpoolError) -> (state: SpoolState, headFile: SpoolHeadFile, lock: Int32) {
         try io(directory, "create") { () throws(Errno) in try makeDirectories(directory, mode: 0o700) }
         let lockPath = directory + "/lock"
         let lock = try io(lockPath, "open") { () throws(Errno) in try openFile(lockPath, [.readWrite, .create], mode: 0o600) }
-        var tail: Int32?
+        var tail: SpoolFile?
         let segments: [SpoolSegment], head: UInt64, headFile: SpoolHeadFile
         do throws(SpoolError) {
             do {
@@ -36,33 +40,34 @@ extension SpoolState {
                 headFile = try SpoolHeadFile.create(directory: directory, head: head)
             }
         } catch {
-            if let tail { closeDescriptor(tail) }
+            tail = nil
             closeDescriptor(lock)
             throw error
         }
         // A last segment ending below the head cannot be continued: the next sequence
         // is the head's, and segments hold sequences without gaps.
-        if let last = segments.last, last.endSequence < head, let descriptor = tail {
-            closeDescriptor(descriptor)
-            tail = nil
-        }
+        if let last = segments.last, last.endSequence < head { tail = nil }
         var state = SpoolState(
             directory: directory, limitBytes: limitBytes, segmentBytes: segmentBytes,
-            index: SpoolIndex(segments: segments, head: head), writtenHead: head,
-            headFile: headFile, tailDescriptor: tail, lockDescriptor: lock
-        )
+            index: SpoolIndex(segments: segments, head: head), tail: tail, now: Monotonic.milliseconds)
+        tail = nil
         do {
-            try state.removeSegmentsBelowDurableHead()
+            for segment in state.deletableSegments() {
+                try SpoolDisk.delete(segment.path)
+                _ = state.segmentDeleted(segment)
+            }
         } catch {
-            state.close()
+            _ = state.takeTail()
+            headFile.close()
+            closeDescriptor(lock)
             throw error
         }
-        return state
+        return (state, headFile, lock)
     }
 
     /// Reads every segment of `directory`, oldest first, checking each record.
     /// - Returns: the segments, and the last one open for appending (nil when there is none).
-    private static func scanSegments(in directory: String) throws(SpoolError) -> ([SpoolSegment], Int32?) {
+    private static func scanSegments(in directory: String) throws(SpoolError) -> ([SpoolSegment], SpoolFile?) {
         let names = try io(directory, "list") { () throws(Errno) in try listDirectory(directory) }
         let firstSequences = names.compactMap(SpoolSegment.firstSequence(fromFileName:)).sorted()
         var segments: [SpoolSegment] = []
@@ -88,7 +93,7 @@ extension SpoolState {
                 throw error
             }
             segments.append(segment)
-            if isLast { return (segments, descriptor) }
+            if isLast { return (segments, SpoolFile(path: segment.path, descriptor: descriptor)) }
             closeDescriptor(descriptor)
         }
         return (segments, nil)

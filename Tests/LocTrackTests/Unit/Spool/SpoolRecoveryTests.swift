@@ -123,6 +123,20 @@ struct SpoolRecoveryTests {
         }
     }
 
+    @Test("given pending segment files removed behind the spool's back when read then an older one's is an error naming it, and the last one still reads through its open file")
+    func segmentFilesRemoved() throws {
+        try Fixture.withDirectory { directory in
+            let first = Fixture.segmentPath(directory, 0), last = Fixture.segmentPath(directory, 4)
+            do { _ = try Spool(directory: directory, limitBytes: 1 << 20, segmentBytes: 250).append(Fixture.messages(0..<6)) }
+            let spool = try Spool(directory: directory, limitBytes: 1 << 20, segmentBytes: 250)  // nothing in memory
+            try FileManager.default.removeItem(atPath: first)
+            try FileManager.default.removeItem(atPath: last)
+            // Not below the durable head, so not deleted by the spool: damage, not a read to plan again.
+            #expect(throws: SpoolError.io(first, "open", ENOENT)) { try spool.messages(from: 0, limit: 10) }
+            #expect(try Fixture.pending(spool, from: 4) == [4: Fixture.message(4), 5: Fixture.message(5)])
+        }
+    }
+
     @Test("given a spool open when a second one opens the folder then inUse is thrown")
     func inUse() throws {
         try Fixture.withDirectory { directory in

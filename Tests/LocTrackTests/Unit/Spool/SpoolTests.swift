@@ -173,4 +173,67 @@ struct SpoolTests {
         #expect(spool.pendingCount == 0)
         #expect(spool.firstUnacknowledged == UInt64(total))
     }
+
+    @Test("given a publisher falling ever further behind a producer over the limit when it reads then no read fails on a segment dropped meanwhile, each message is its sequence's, and drops plus pending make the total")
+    func concurrentDropWhileReading() async throws {
+        let root = FileManager.default.temporaryDirectory.path + "/loctrack-spool-dropping-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let size = Fixture.recordSize(Fixture.message(0))
+        // Segments of 50 records and a limit of 5,000, above the ~4,000 kept in memory: once
+        // the publisher is that far behind, it reads at the head from segment files, the
+        // very ones the producer's drops delete.
+        let spool = try Spool(directory: root, limitBytes: 5000 * size, segmentBytes: 50 * size)
+        let total = 16000, batch = 40, received = Received(), group = DispatchGroup()
+        let dropped = Atomic<Int>(0), producing = Atomic<Bool>(true)
+        // One page read per batch appended (4 of 40 messages): the publisher falls behind
+        // by the same count whatever the machine's speed.
+        let appended = DispatchSemaphore(value: 0)
+        group.enter()
+        Thread {
+            defer { group.leave() }
+            defer {
+                producing.store(false, ordering: .sequentiallyConsistent)
+                appended.signal()
+            }
+            for start in stride(from: 0, to: total, by: batch) {
+                do {
+                    let result = try spool.append(Fixture.messages(start..<(start + batch)))
+                    dropped.add(result.droppedOldest, ordering: .relaxed)
+                    appended.signal()
+                } catch {
+                    received.failures.withLock { $0.append("append: \(error)") }
+                    return
+                }
+            }
+        }.start()
+        group.enter()
+        Thread {
+            defer { group.leave() }
+            var next: UInt64 = 0
+            while true {
+                let done = !producing.load(ordering: .sequentiallyConsistent)
+                do {
+                    let page = try spool.messages(from: next, limit: 4)
+                    for entry in page where entry.message != Fixture.message(Int(entry.sequence)) || entry.sequence < next {
+                        received.failures.withLock { $0.append("wrong message at \(entry.sequence), reading from \(next)") }
+                    }
+                    received.sequences.withLock { $0.append(contentsOf: page.map(\.sequence)) }
+                    if let last = page.last { next = last.sequence + 1 } else if done { return }
+                } catch {
+                    received.failures.withLock { $0.append("read: \(error)") }
+                    return
+                }
+                if !done { appended.wait() }
+            }
+        }.start()
+        try await group.wait(within: .seconds(50), "the producer and publisher threads")
+        #expect(received.failures.withLock { $0 } == [])
+        let sequences = received.sequences.withLock { $0 }
+        #expect(zip(sequences, sequences.dropFirst()).allSatisfy { $0 < $1 })
+        #expect(sequences.last == UInt64(total - 1))
+        #expect(sequences.count < total)  // it did fall behind the limit
+        #expect(dropped.load(ordering: .relaxed) + spool.pendingCount == total)
+        #expect(spool.pendingBytes <= spool.limitBytes)
+        #expect(try Fixture.sequences(spool, limit: 6000) == Array(spool.firstUnacknowledged..<UInt64(total)))
+    }
 }
