@@ -26,6 +26,7 @@
 #   make deb              loctrack_VERSION-1_ARCH.deb (static Swift runtime, in .build-deb),
 #                         checked by lintian (docs/packaging.md)
 #   make check-unit       systemd-analyze verify on the systemd units, when systemd-analyze is there
+#   make figures          docs/figures/architecture.svg from architecture.dot (Graphviz)
 #   make clean            swift package clean + remove .build and Serve/.build
 #   make fuzz             the fuzz test over gpsd's real captures (../shared/gpsd-logs)
 #   make conformance      every real receiver recording: loctrack's fixes must be gpsd's epochs
@@ -68,9 +69,15 @@ FORMAT ?= text
 
 .DEFAULT_GOAL := build
 
-.PHONY: all build serve serve-unit deps test demo demo-monitor completions install uninstall deb check-unit clean help
+.PHONY: all build serve serve-unit deps test demo demo-monitor completions install uninstall deb check-unit clean help figures
 
 all: build
+
+# docs/figures/architecture.svg from its source, architecture.dot (Graphviz, installed here
+# only when missing: a tool for whoever edits the figure, not for building or testing).
+figures:
+	@command -v dot >/dev/null 2>&1 || { sudo=$$( [ "$$(id -u)" -eq 0 ] || echo sudo ); $$sudo apt-get install -y graphviz >/dev/null; }
+	dot -Tsvg docs/figures/architecture.dot -o docs/figures/architecture.svg
 
 help:
 	@sed -n '1,/^$$/s/^# \{0,1\}//p' $(firstword $(MAKEFILE_LIST))
