@@ -13,6 +13,8 @@ import LocTrackSystem
 struct MonitorRunCommand {
     let options: MonitorCommand.Run
     let output: StandardOutput
+    /// The executor this command's task runs on, given to its gpsd session (``CLI/runBlocking(_:)``).
+    let consumerExecutor: ConsumerExecutor?
 
     func run() async -> ExitCode {
         let sinksGiven = !options.publishes.isEmpty || !options.records.isEmpty
@@ -29,7 +31,7 @@ struct MonitorRunCommand {
         let reporter = StatusReporter(verbose: options.verbose)
         let session = GPSDSession(
             source: options.source, reconnectPolicy: options.reconnect ? .automatic : .never,
-            reportsSatellites: options.publishes.contains { $0.homeAssistant != nil })
+            reportsSatellites: options.publishes.contains { $0.homeAssistant != nil }, consumersRunOn: consumerExecutor)
         let shutdown: StreamShutdown
         do {
             shutdown = try StreamShutdown.start(finishing: session)
