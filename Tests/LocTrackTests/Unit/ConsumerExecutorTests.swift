@@ -196,7 +196,8 @@ struct ConsumerExecutorTests {
             let resumedB = Semaphore()
             // "a", run on the lent thread, has "b" resumed from another thread, then finishes.
             Task(executorPreference: owner.executor) {
-                let b = await withCheckedContinuation { (start: CheckedContinuation<CheckedContinuation<Void, Never>, Never>) in
+                typealias Resumer = CheckedContinuation<Void, Never>
+                let b = await withCheckedContinuation { (start: CheckedContinuation<Resumer, Never>) in
                     Task(executorPreference: owner.executor) {
                         await withCheckedContinuation { start.resume(returning: $0) }
                         log.put(("b", .current))
