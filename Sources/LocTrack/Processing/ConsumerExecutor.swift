@@ -11,8 +11,8 @@ import LocTrackSystem
 /// let executor = ConsumerExecutor()
 /// let session = GPSDSession(source: source, consumersRunOn: executor)
 /// Task(executorPreference: executor) {
+///     defer { executor.stop() }
 ///     for try await fix in session.fixes() { … }   // the consumer runs on `executor`
-///     executor.stop()
 /// }
 /// executor.run()   // this thread (the main thread, say) runs the jobs until stop()
 /// ```
