@@ -32,6 +32,22 @@ package func startThread(named name: String, _ body: @escaping @Sendable () -> V
 }
 
 
+/// A thread's identity, to tell whether the calling thread is a given one. The C functions
+/// are `pthread_self(3)` and `pthread_equal(3)`; a `pthread_t` is an integer on Linux, so
+/// the value is Sendable without help. Compared only while the thread runs (a finished
+/// thread's identity may be reused).
+package struct ThreadIdentity: Equatable, Sendable {
+    private let thread: pthread_t
+
+    /// The calling thread's.
+    package static var current: ThreadIdentity { ThreadIdentity(thread: pthread_self()) }
+
+    package static func == (a: ThreadIdentity, b: ThreadIdentity) -> Bool {
+        pthread_equal(a.thread, b.thread) != 0
+    }
+}
+
+
 /// Lets every thread allocate from one malloc arena. loctrack's reader and consumer
 /// threads both allocate, and glibc would give each an arena of its own whose free
 /// memory the other cannot reuse: one arena keeps 0.8 MB less private memory in a

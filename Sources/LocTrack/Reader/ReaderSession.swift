@@ -25,6 +25,9 @@ final class ReaderSession {
     private let timings: ReaderTimings
     private let control: ReaderControl
     private let output: ReaderOutput
+    /// The executor the session's consumers run on, when the session was built with one:
+    /// the thread is lent to it before each sleep (``ConsumerExecutor/lendCurrentThread(_:)``).
+    private let consumerExecutor: ConsumerExecutor?
     private var framer = LineFramer()
     private var silenceReported = false
     /// ``timings``' delays in whole milliseconds, converted once: they are read on every
@@ -34,7 +37,7 @@ final class ReaderSession {
 
     init(
         transport: any GPSDTransport, source: GPSDSource, handler: ReportHandler, timings: ReaderTimings,
-        control: ReaderControl, output: ReaderOutput
+        control: ReaderControl, output: ReaderOutput, consumerExecutor: ConsumerExecutor? = nil
     ) {
         self.transport = transport
         self.source = source
@@ -42,6 +45,7 @@ final class ReaderSession {
         self.timings = timings
         self.control = control
         self.output = output
+        self.consumerExecutor = consumerExecutor
         silenceMilliseconds = timings.silence.milliseconds
         quietFlushMilliseconds = timings.quietFlush.milliseconds
     }
@@ -64,13 +68,13 @@ final class ReaderSession {
         descriptors.set(1, descriptor: control.wakeUps.readDescriptor, events: .readable)
         var socketMayHoldMore = false
         while true {
-            if socketMayHoldMore {
-                output.flush()
-            } else {
+            if !socketMayHoldMore, let consumerExecutor {
                 // Nothing is left to read: the thread sleeps next, so the consumer this batch
-                // resumes may run on it now instead of waking a thread of its own (the CLI's
-                // executor does; see LentThread). No lock is held here.
-                LentThread.lend { output.flush() }
+                // resumes may run on it now instead of waking the executor's own thread
+                // (the session was built with `consumersRunOn:`). No lock is held here.
+                consumerExecutor.lendCurrentThread { output.flush() }
+            } else {
+                output.flush()
             }
             if control.isStopRequested { return .stopped }
             let timeout = nextTimeout(now: Monotonic.milliseconds, bannerDeadline: bannerDeadline)

@@ -18,13 +18,16 @@ final class ReaderThread: Sendable {
     let reportsSatellites: Bool
     let timings: ReaderTimings
     let control: ReaderControl
+    /// The executor the consumers run on, which the reader lends its thread to before it sleeps.
+    let consumerExecutor: ConsumerExecutor?
     private let connector: any GPSDConnector
     private let deliver: @Sendable ([ReaderEvent]) -> Void
 
     init(
         source: GPSDSource, reconnectPolicy: ReconnectPolicy = .never, reportsSatellites: Bool = false,
         connector: any GPSDConnector = LibgpsConnector(), timings: ReaderTimings = .standard,
-        control: ReaderControl, deliver: @escaping @Sendable ([ReaderEvent]) -> Void
+        control: ReaderControl, consumerExecutor: ConsumerExecutor? = nil,
+        deliver: @escaping @Sendable ([ReaderEvent]) -> Void
     ) {
         self.source = source
         self.reconnectPolicy = reconnectPolicy
@@ -32,6 +35,7 @@ final class ReaderThread: Sendable {
         self.connector = connector
         self.timings = timings
         self.control = control
+        self.consumerExecutor = consumerExecutor
         self.deliver = deliver
     }
 
@@ -98,7 +102,8 @@ final class ReaderThread: Sendable {
         }
         if control.isStopRequested { return .stopped }
         let session = ReaderSession(
-            transport: transport, source: source, handler: handler, timings: timings, control: control, output: output)
+            transport: transport, source: source, handler: handler, timings: timings, control: control, output: output,
+            consumerExecutor: consumerExecutor)
         switch session.run() {
         case .stopped:
             try? transport.send(GPSDCommand.unwatch)

@@ -14,6 +14,9 @@ public final class GPSDSession: Sendable {
     public let reconnectPolicy: ReconnectPolicy
     /// Whether the event sequences get satellite counts from gpsd's SKY reports.
     public let reportsSatellites: Bool
+    /// The executor the session's consumers run on, which its reader thread lends itself
+    /// to before it sleeps (nil: the reader lends itself to nobody).
+    public let consumerExecutor: ConsumerExecutor?
     private let connector: any GPSDConnector
     private let timings: ReaderTimings
     private let state = Mutex(State())
@@ -45,21 +48,29 @@ public final class GPSDSession: Sendable {
     ///   - reportsSatellites: read satellite counts from SKY reports and deliver them as
     ///     ``GPSDStatus/satellites(seen:used:)`` (otherwise SKY, most of gpsd's bytes,
     ///     is skipped unread).
+    ///   - consumerExecutor: the executor the consumers of this session run on (their
+    ///     tasks' executor preference). The reader thread then lends itself to it each
+    ///     time it has drained gpsd's socket and hands on a batch, so a consumer waiting
+    ///     for that batch runs on the reader thread, which would sleep next anyway, instead
+    ///     of waking a thread of its own: one wake-up per fix. The consumer's time is then
+    ///     the reader's (see ``ConsumerExecutor``). nil (the default): nothing is lent.
     public convenience init(
-        source: GPSDSource = .default, reconnectPolicy: ReconnectPolicy = .never, reportsSatellites: Bool = false
+        source: GPSDSource = .default, reconnectPolicy: ReconnectPolicy = .never, reportsSatellites: Bool = false,
+        consumersRunOn consumerExecutor: ConsumerExecutor? = nil
     ) {
         self.init(source: source, reconnectPolicy: reconnectPolicy, reportsSatellites: reportsSatellites,
-                  connector: LibgpsConnector(), timings: .standard)
+                  connector: LibgpsConnector(), timings: .standard, consumerExecutor: consumerExecutor)
     }
 
     /// The seam for tests: another transport and shorter timings.
     init(
         source: GPSDSource, reconnectPolicy: ReconnectPolicy, reportsSatellites: Bool,
-        connector: any GPSDConnector, timings: ReaderTimings
+        connector: any GPSDConnector, timings: ReaderTimings, consumerExecutor: ConsumerExecutor? = nil
     ) {
         self.source = source
         self.reconnectPolicy = reconnectPolicy
         self.reportsSatellites = reportsSatellites
+        self.consumerExecutor = consumerExecutor
         self.connector = connector
         self.timings = timings
     }
@@ -175,7 +186,8 @@ public final class GPSDSession: Sendable {
         let processor = SerialProcessor(reader: control)
         let reader = ReaderThread(
             source: source, reconnectPolicy: reconnectPolicy, reportsSatellites: reportsSatellites,
-            connector: connector, timings: timings, control: control, deliver: processor.submit)
+            connector: connector, timings: timings, control: control, consumerExecutor: consumerExecutor,
+            deliver: processor.submit)
         return Connection(reader: reader, processor: processor)
     }
 }

@@ -16,6 +16,8 @@ import LocTrackSinks
 struct MonitorRunCommand {
     let options: MonitorCommand.Run
     let output: StandardOutput
+    /// The executor this command's task runs on, given to its gpsd session (``CLI/runBlocking(_:)``).
+    let consumerExecutor: ConsumerExecutor?
 
     func run() async -> ExitCode {
         let sinksGiven = !options.publishes.isEmpty || !options.records.isEmpty
@@ -32,7 +34,7 @@ struct MonitorRunCommand {
         let reporter = StatusReporter(verbose: options.verbose)
         let session = GPSDSession(
             source: options.source, reconnectPolicy: options.reconnect ? .automatic : .never,
-            reportsSatellites: options.publishes.contains { $0.homeAssistant != nil })
+            reportsSatellites: options.publishes.contains { $0.homeAssistant != nil }, consumersRunOn: consumerExecutor)
         let shutdown: StreamShutdown
         do {
             shutdown = try StreamShutdown.start(finishing: session)

@@ -7,6 +7,8 @@ import LocTrackSinks
 struct OnceCommand {
     let options: Command.OnceOptions
     let output: StandardOutput
+    /// The executor this command's task runs on, given to its gpsd session (``CLI/runBlocking(_:)``).
+    let consumerExecutor: ConsumerExecutor?
 
     func run() async -> ExitCode {
         let format = options.format ?? .default(stdoutIsTerminal: output.isTerminal)
@@ -22,7 +24,8 @@ struct OnceCommand {
             return .unavailable
         }
         let reporter = StatusReporter(verbose: options.verbose)
-        let session = GPSDSession(source: options.source, reportsSatellites: statusLine != nil)
+        let session = GPSDSession(
+            source: options.source, reportsSatellites: statusLine != nil, consumersRunOn: consumerExecutor)
         let drawing = statusLine.map { line in Task { await line.run() } }
         let maximumAge: Duration? =
             options.maximumAgeSeconds > 0 ? .milliseconds(Int64(options.maximumAgeSeconds * 1000)) : nil

@@ -12,6 +12,8 @@ import LocTrackSinks
 struct StreamCommand {
     let options: Command.StreamOptions
     let output: StandardOutput
+    /// The executor this command's task runs on, given to its gpsd session (``CLI/runBlocking(_:)``).
+    let consumerExecutor: ConsumerExecutor?
 
     func run() async -> ExitCode {
         var filter = FixFilter(
@@ -21,7 +23,7 @@ struct StreamCommand {
         // Home Assistant shows satellites and DOPs: only then does the reader parse SKY.
         let session = GPSDSession(
             source: options.source, reconnectPolicy: options.reconnect ? .automatic : .never,
-            reportsSatellites: options.publishes.contains { $0.homeAssistant != nil })
+            reportsSatellites: options.publishes.contains { $0.homeAssistant != nil }, consumersRunOn: consumerExecutor)
         let shutdown: StreamShutdown
         do {
             shutdown = try StreamShutdown.start(

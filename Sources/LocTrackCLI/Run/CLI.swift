@@ -14,18 +14,21 @@ public enum CLI {
         useOneMallocArena()
     }
 
-    /// Runs loctrack on the calling (main) thread, which runs its async code
-    /// (``MainThreadExecutor``) until it is done.
+    /// Runs loctrack on the calling (main) thread, which runs its async code (a
+    /// ``ConsumerExecutor`` that it owns) until it is done. Every gpsd session the commands
+    /// make is given that executor (`consumersRunOn:`): their reader thread runs the
+    /// consumer when it has just resumed it, so a fix at 1 Hz wakes one thread, and a quiet
+    /// watch none (docs/library.md, "One wake-up per fix, by design").
     ///
     /// An async `main` would park the main thread in libdispatch's `dispatch_main`,
     /// which waits in `sigsuspend` with every signal unblocked, so SIGINT would
     /// kill the process instead of reaching loctrack's signal thread. Here the
     /// main thread runs loctrack's tasks with SIGINT and SIGTERM still blocked.
     public static func runBlocking(_ arguments: [String]) -> ExitCode {
-        let executor = MainThreadExecutor()
+        let executor = ConsumerExecutor()
         let result = Mutex(ExitCode.success)
         Task(executorPreference: executor) {
-            let code = await run(arguments)
+            let code = await run(arguments, consumersRunOn: executor)
             result.withLock { $0 = code }
             executor.stop()
         }
@@ -35,6 +38,12 @@ public enum CLI {
 
     /// Runs loctrack with `arguments` (including the program name) and returns its exit code.
     public static func run(_ arguments: [String]) async -> ExitCode {
+        await run(arguments, consumersRunOn: nil)
+    }
+
+    /// ``run(_:)`` whose gpsd sessions lend their reader thread to `executor`, the executor
+    /// the calling task prefers (nil: they lend it to nobody).
+    static func run(_ arguments: [String], consumersRunOn executor: ConsumerExecutor?) async -> ExitCode {
         let command: Command
         do {
             command = try Command(arguments: Array(arguments.dropFirst()))
@@ -51,9 +60,9 @@ public enum CLI {
         case .completions(let shell):
             return write(shell.script(), to: output)
         case .stream(let options):
-            return await StreamCommand(options: options, output: output).run()
+            return await StreamCommand(options: options, output: output, consumerExecutor: executor).run()
         case .once(let options):
-            return await OnceCommand(options: options, output: output).run()
+            return await OnceCommand(options: options, output: output, consumerExecutor: executor).run()
         case .monitor(.add(let options)):
             return await MonitorAddCommand(options: options).run()
         case .monitor(.remove(let identifier, let name)):
@@ -61,7 +70,7 @@ public enum CLI {
         case .monitor(.list(let name, let format)):
             return await MonitorListCommand(name: name, format: format, output: output).run()
         case .monitor(.run(let options)):
-            return await MonitorRunCommand(options: options, output: output).run()
+            return await MonitorRunCommand(options: options, output: output, consumerExecutor: executor).run()
         case .monitor(.export(let name, _)):
             return await MonitorExportCommand(name: name, output: output).run()
         case .serve(let options):

@@ -1,4 +1,4 @@
-package import LocTrackSystem
+import LocTrackSystem
 
 /// Fixed-point decimal text, digit for digit as C's `printf("%.*f")` writes it
 /// (gpsd formats its JSON with printf, so values read from gpsd come back as

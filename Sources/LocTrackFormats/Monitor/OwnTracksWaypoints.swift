@@ -1,4 +1,4 @@
-package import LocTrack
+import LocTrack
 package import LocTrackMonitor
 
 /// A monitor's regions as one OwnTracks `waypoints` message, the message the OwnTracks

@@ -1,4 +1,4 @@
-package import LocTrackSystem
+import LocTrackSystem
 
 extension TrackPathPattern {
     /// The file name for a record at `seconds` since 1970 (UTC): the pattern with its
