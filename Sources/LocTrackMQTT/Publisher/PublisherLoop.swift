@@ -47,7 +47,6 @@ struct PublisherLoop<Transport: MQTTTransport, Jitter: RandomNumberGenerator> {
             machine.stopRequested(deadline: now + drain.milliseconds)
         }
         machine.appended(upTo: core.spool.nextSequence)
-        core.hooks.onWake(now)
         while true {
             switch machine.nextAction(now: now) {
             case .connect:

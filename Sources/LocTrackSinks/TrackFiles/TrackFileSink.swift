@@ -34,12 +34,20 @@ package final class TrackFileSink: Sink {
         /// Per batch not yet settled: the frames it took the count to, and the events.
         var unsettled: [(framesThrough: Int, eventsThrough: Int)] = []
         var settledEvents = 0
+        /// The most marks kept (an even number, so that halving keeps the newest).
+        static let unsettledLimit = 256
 
         mutating func encode(_ batch: SinkBatch) -> ([UInt8], Int) {
             var output = OutputBytes()
             let records = encoder.encode(batch, into: &output)
             framesGiven += records
             eventsGiven += batch.eventCount
+            // Nobody may ask for a long time (`stream` never does): keep at most a few
+            // hundred marks by dropping every other one. An event then settles with a later
+            // batch's frames: later, never earlier, so the confirmation stays at least once.
+            if unsettled.count >= Self.unsettledLimit {
+                unsettled = stride(from: 1, to: unsettled.count, by: 2).map { unsettled[$0] }
+            }
             unsettled.append((framesGiven, eventsGiven))
             return (output.bytes, records)
         }
