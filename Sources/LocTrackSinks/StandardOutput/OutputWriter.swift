@@ -53,6 +53,8 @@ package final class OutputWriter: Sendable {
     private struct RoomWaiter {
         let continuation: CheckedContinuation<Void, Never>
         let bytes: Int
+        /// Which wait this is: a timer expires its own wait only, never a later one.
+        let wait: UInt64
     }
 
     private struct State {
@@ -68,6 +70,7 @@ package final class OutputWriter: Sendable {
         var outcome: Outcome?
         var finishWaiter: CheckedContinuation<Outcome, Never>?
         var roomWaiter: RoomWaiter?
+        var waits: UInt64 = 0
         /// Events written, or dropped by the buffering policy: done with, either way.
         var settledEvents = 0
 
@@ -139,10 +142,14 @@ package final class OutputWriter: Sendable {
     /// ``hiccupSeconds`` have passed (a timer resumes it and the queue starts dropping).
     private func waitForRoom(_ bytes: Int) async {
         let limit = maximumQueuedBytes
+        let wait = state.withLock { state in
+            state.waits += 1
+            return state.waits
+        }
         let timer = Task { [self] in
             try? await Task.sleep(for: .seconds(Self.hiccupSeconds))
             let expired = state.withLock { state -> CheckedContinuation<Void, Never>? in
-                guard let waiter = state.roomWaiter else { return nil }
+                guard let waiter = state.roomWaiter, waiter.wait == wait else { return nil }
                 state.roomWaiter = nil
                 state.dropping = true
                 return waiter.continuation
@@ -152,7 +159,7 @@ package final class OutputWriter: Sendable {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let now = state.withLock { state -> Bool in
                 if state.hasRoom(for: bytes, limit: limit) { return true }
-                state.roomWaiter = RoomWaiter(continuation: continuation, bytes: bytes)
+                state.roomWaiter = RoomWaiter(continuation: continuation, bytes: bytes, wait: wait)
                 return false
             }
             if now { continuation.resume() }
