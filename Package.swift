@@ -24,6 +24,8 @@ let package = Package(
         // the live state, access and assets. The server itself (Hummingbird) is the package
         // in Serve/, so that `stream` and `once` never link it (docs/serve.md).
         .library(name: "LocTrackWeb", targets: ["LocTrackWeb"]),
+        // What `loctrack serve` was asked for, in the one form `loctrack` hands `loctrack-serve`.
+        .library(name: "LocTrackServeOptions", targets: ["LocTrackServeOptions"]),
         .executable(name: "loctrack", targets: ["loctrack"]),
     ],
     targets: [
@@ -74,7 +76,15 @@ let package = Package(
         // wiring a source (a GPSDSession, a monitor) to a set of sinks.
         .target(
             name: "LocTrackCLI",
-            dependencies: ["LocTrack", "LocTrackSystem", "LocTrackMonitor", "LocTrackMQTT", "LocTrackFormats", "LocTrackSinks", "LocTrackWeb"],
+            dependencies: ["LocTrack", "LocTrackSystem", "LocTrackMonitor", "LocTrackMQTT", "LocTrackFormats", "LocTrackSinks", "LocTrackServeOptions"],
+            swiftSettings: strictSettings
+        ),
+        // `loctrack serve`'s options (ServeOptions, ListenAddress, TileSource) and their handoff:
+        // a target of their own, so that `loctrack`, which parses them, links neither the web
+        // routes nor what they link (the regex engine), and `loctrack-serve` no command line.
+        .target(
+            name: "LocTrackServeOptions",
+            dependencies: ["LocTrack", "LocTrackFormats", "LocTrackSystem"],
             swiftSettings: strictSettings
         ),
         // `loctrack serve` without its server: pure request -> response routes, server-sent
@@ -82,7 +92,7 @@ let package = Package(
         // the fixed list of assets. Serve/ wraps it in Hummingbird. No NIO here.
         .target(
             name: "LocTrackWeb",
-            dependencies: ["LocTrack", "LocTrackSystem", "LocTrackMonitor", "LocTrackFormats"],
+            dependencies: ["LocTrack", "LocTrackSystem", "LocTrackMonitor", "LocTrackFormats", "LocTrackServeOptions"],
             swiftSettings: strictSettings
         ),
         // main.swift: prepare the process, run, exit (exitProcess is LocTrackSystem's).
@@ -104,14 +114,14 @@ let package = Package(
         ),
         .testTarget(
             name: "LocTrackWebTests",
-            dependencies: ["LocTrack", "LocTrackSystem", "LocTrackMonitor", "LocTrackFormats", "LocTrackWeb"],
+            dependencies: ["LocTrack", "LocTrackSystem", "LocTrackMonitor", "LocTrackFormats", "LocTrackServeOptions", "LocTrackWeb"],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "LocTrackTests",
             dependencies: [
                 "LocTrack", "LocTrackSystem", "LocTrackMonitor", "LocTrackMQTT", "LocTrackFormats", "LocTrackSinks",
-                "LocTrackWeb", "LocTrackCLI", "LocTrackTestSupport",
+                "LocTrackServeOptions", "LocTrackCLI", "LocTrackTestSupport",
             ],
             // gpsd captures the conformance replay reads from the source tree (Fixtures/gpsd-logs/README.md).
             exclude: ["Fixtures"],

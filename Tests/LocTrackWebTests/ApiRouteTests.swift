@@ -2,6 +2,7 @@ import LocTrack
 import LocTrackFormats
 import LocTrackWeb
 import Testing
+import LocTrackServeOptions
 
 /// The `/api/…` rows of docs/http.md's table, against a scripted live side.
 @Suite struct ApiRouteTests {

@@ -2,6 +2,7 @@ import Foundation
 import LocTrackFormats
 import LocTrackWeb
 import Testing
+import LocTrackServeOptions
 
 /// web/openapi.json against what the server does: the same paths, the same schemas as
 /// docs/fix.schema.json and docs/event.schema.json, the same security headers.

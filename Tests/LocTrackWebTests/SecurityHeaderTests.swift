@@ -1,6 +1,7 @@
 import LocTrackFormats
 import LocTrackWeb
 import Testing
+import LocTrackServeOptions
 
 /// The headers every response carries (docs/http.md, Access), on every kind of response.
 @Suite struct SecurityHeaderTests {

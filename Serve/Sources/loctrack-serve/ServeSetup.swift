@@ -1,6 +1,7 @@
 import LocTrackFormats
 import LocTrackServe
 import LocTrackWeb
+import LocTrackServeOptions
 
 /// What `loctrack-serve` reads before it binds its address, each failure one line on stderr
 /// and its exit code (docs/exit-codes.md): options not handed over by `loctrack serve` (64), the token file (78), the

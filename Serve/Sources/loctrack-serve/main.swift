@@ -2,6 +2,7 @@ import LocTrack
 import LocTrackFormats
 import LocTrackServe
 import LocTrackWeb
+import LocTrackServeOptions
 
 // loctrack-serve: what `loctrack serve ARGS` becomes (exec, handed the parsed options). Everything it
 // decides is LocTrackWeb's; LocTrackServe is the HTTP server around it (docs/serve.md).

@@ -1,4 +1,4 @@
-public import LocTrackWeb
+public import LocTrackServeOptions
 public import LocTrack
 public import LocTrackMQTT
 public import LocTrackFormats

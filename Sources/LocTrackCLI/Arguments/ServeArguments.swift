@@ -1,6 +1,6 @@
 import LocTrack
 import LocTrackMonitor
-import LocTrackWeb
+import LocTrackServeOptions
 import LocTrackFormats
 import LocTrackSinks
 

@@ -1,5 +1,5 @@
 import LocTrackSystem
-import LocTrackWeb
+import LocTrackServeOptions
 import LocTrackFormats
 import LocTrackSinks
 

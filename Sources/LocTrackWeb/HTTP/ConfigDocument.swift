@@ -1,5 +1,6 @@
 import LocTrack
 import LocTrackFormats
+import LocTrackServeOptions
 
 /// `/api/config`: what the page needs to know before it starts (docs/http.md).
 enum ConfigDocument {

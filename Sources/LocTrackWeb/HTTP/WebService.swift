@@ -1,5 +1,6 @@
 import LocTrackFormats
 import LocTrack
+public import LocTrackServeOptions
 
 /// Everything `serve` answers, decided without a server: a request in, a response out
 /// (docs/http.md). Serve/ hands each request here and writes back what it returns.

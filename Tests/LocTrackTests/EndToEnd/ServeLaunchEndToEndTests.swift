@@ -2,7 +2,7 @@ import Foundation
 import LocTrack
 @testable import LocTrackCLI
 import LocTrackTestSupport
-import LocTrackWeb
+import LocTrackServeOptions
 import Testing
 
 extension EndToEndTests {

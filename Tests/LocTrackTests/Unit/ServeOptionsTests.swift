@@ -1,4 +1,4 @@
-import LocTrackWeb
+import LocTrackServeOptions
 import LocTrackSystem
 import LocTrack
 @testable import LocTrackCLI

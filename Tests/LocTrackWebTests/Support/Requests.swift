@@ -1,5 +1,6 @@
 import LocTrackFormats
 import LocTrackWeb
+import LocTrackServeOptions
 
 /// Small catalogs, services and readers of responses the route tests share.
 enum Fixture {
