@@ -1,8 +1,9 @@
 // swift-tools-version: 6.1
 // loctrack-serve: the HTTP server of `loctrack serve` (docs/serve.md), a package of its own so
 // that the root package, and with it `loctrack stream` and `loctrack once`, never link
-// SwiftNIO. Everything the server decides (routes, events, access, assets, options) is the
-// root's LocTrackWeb; this package is the glue between it and Hummingbird.
+// SwiftNIO. Everything the server decides (routes, events, access, assets) is the root's
+// LocTrackWeb, and its options (handed over by `loctrack serve`) are LocTrackServeOptions;
+// this package is the glue between them and Hummingbird.
 import Foundation
 import PackageDescription
 
