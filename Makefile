@@ -121,7 +121,9 @@ serve: build
 	$(SWIFT) build -c release --package-path $(SERVE_DIR) --scratch-path $(SERVE_SCRATCH) --product loctrack-serve \
 		$(SWIFT_BUILD_FLAGS)
 	cp $(SERVE_SCRATCH)/release/loctrack-serve $(SERVE_BIN)
-	@echo "built $(SERVE_BIN)"
+	@# The server links the web layer and the formats, never the sinks' client libraries.
+	@if ldd $(SERVE_BIN) | grep -q libmosquitto; then echo "$(SERVE_BIN) links libmosquitto" >&2; exit 1; fi
+	@echo "built $(SERVE_BIN) (no libmosquitto: ldd)"
 
 $(SERVE_BIN):
 	$(MAKE) serve
