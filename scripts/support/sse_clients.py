@@ -257,8 +257,10 @@ class Fleet:
                     client.feed(chunk, now)
 
     def wait_quiet(self, quiet: float = 1.5, timeout: float = 15.0) -> bool:
-        """Waits until no stream has got an event for `quiet` seconds (the last events of a run, a
-        status event after gpsd's hang-up, have reached everyone); False after timeout."""
+        """Waits until no stream has got an event for `quiet` seconds and every reading stream that
+        is still open has the same last event (the last events of a run, and the status event after
+        gpsd's hang-up, which comes when the server's reconnect says so, have reached everyone);
+        False after timeout, and the caller's check then shows which streams lack what."""
         deadline = time.monotonic() + timeout
         last, since = self.event_count(), time.monotonic()
         while time.monotonic() < deadline:
@@ -266,9 +268,15 @@ class Fleet:
             now = self.event_count()
             if now != last:
                 last, since = now, time.monotonic()
-            elif time.monotonic() - since >= quiet:
+            elif time.monotonic() - since >= quiet and self._reading_agree():
                 return True
         return False
+
+    def _reading_agree(self) -> bool:
+        with self.lock:
+            ends = {client.events[-1].number() if client.events else None
+                    for client in self.reading() if client.ok and not client.eof}
+        return len(ends) <= 1
 
     def stop(self) -> None:
         self.stopping.set()
