@@ -6,11 +6,13 @@
 #                         .build/release/loctrack-serve, where `loctrack serve` finds it
 #                         (builds loctrack first when it is missing); make serve-unit: its
 #                         own tests (swift test --package-path Serve)
-#   make deps             install what is missing (apt, sudo when not root): libgps-dev, gpsd,
-#                         gpsd-clients; mosquitto, mosquitto-clients, libmosquitto-dev (MQTT);
-#                         dpkg-dev, lintian (make deb); zsh, fish (the completion tests);
-#                         python3-venv (make ha-test); libjs-leaflet (loctrack serve's page);
-#                         chromium, chromium-driver, python3-selenium (make serve-test)
+#   make deps             install what building and the demo need, when missing (apt, sudo
+#                         when not root): libgps-dev, libmosquitto-dev, gpsd, gpsd-clients,
+#                         libjs-leaflet. Every other target installs what it alone needs
+#                         (scripts/install-deps.sh GROUP): make test mosquitto,
+#                         mosquitto-clients, libxml2-utils, zsh, fish; make deb dpkg-dev,
+#                         lintian; make ha-test python3-venv; make serve-test and make bench
+#                         python3-venv, chromium, chromium-driver, python3-selenium
 #   make test             debug build + swift test (swift-testing): unit, reader (socketpair
 #                         gpsd), fuzz, and end-to-end tests against a real gpsd via gpsfake
 #   make demo             replay demo/track.nmea through gpsfake + gpsd into `loctrack stream`
@@ -69,7 +71,7 @@ FORMAT ?= text
 
 .DEFAULT_GOAL := build
 
-.PHONY: all build serve serve-unit deps test demo demo-monitor completions install uninstall deb check-unit clean help figures
+.PHONY: all build serve serve-unit deps test-deps deb-deps browser-deps test demo demo-monitor completions install uninstall deb check-unit clean help figures
 
 all: build
 
@@ -83,7 +85,18 @@ help:
 	@sed -n '1,/^$$/s/^# \{0,1\}//p' $(firstword $(MAKEFILE_LIST))
 
 deps:
-	@bash scripts/install-deps.sh
+	@bash scripts/install-deps.sh build demo
+
+# What only the tests need: a broker, xmllint, the shells whose completions are checked.
+test-deps:
+	@bash scripts/install-deps.sh test
+
+deb-deps:
+	@bash scripts/install-deps.sh deb
+
+# A real headless browser and Debian's Python with selenium (serve-test, the bench's page part).
+browser-deps:
+	@bash scripts/install-deps.sh venv browser
 
 build: deps
 	$(SWIFT) build -c release --product loctrack $(SWIFT_BUILD_FLAGS)
@@ -91,7 +104,7 @@ build: deps
 
 # Debug build first: the tests run the `loctrack` executable that sits next to
 # the test bundle in .build/debug.
-test: deps
+test: deps test-deps
 	$(SWIFT) build
 	$(SWIFT) test $(SWIFT_TEST_FLAGS)
 
@@ -243,7 +256,7 @@ BENCH_CFLAGS ?= -O2 -Wall -Wextra
 BENCH_FLAGS ?=
 
 .PHONY: bench bench-smoke bench-build bench-tools
-bench-build: deps
+bench-build: deps test-deps
 	$(SWIFT) build -c release --product loctrack --scratch-path $(BENCH_SCRATCH) $(SWIFT_BUILD_FLAGS)
 	@mkdir -p $(BENCH_BIN)
 	$(BENCH_CC) $(BENCH_CFLAGS) -o $(BENCH_BIN)/flood_gpsd $(FLOOD_GPSD_SRC)
@@ -267,10 +280,10 @@ bench-tools:
 		echo "bench: could not install$$missing; the benchmark leaves out what needs it"; \
 	fi
 
-bench: bench-build bench-tools serve
+bench: bench-build bench-tools browser-deps serve
 	$(or $(PYTHON),python3) Benchmarks/run.py --loctrack $(BENCH_LOCTRACK) $(BENCH_FLAGS)
 
-bench-smoke: bench-build bench-tools serve
+bench-smoke: bench-build bench-tools browser-deps serve
 	$(or $(PYTHON),python3) Benchmarks/run.py --smoke --loctrack $(BENCH_LOCTRACK) $(BENCH_FLAGS)
 
 # ---------------------------------------------------------------------------
@@ -297,7 +310,7 @@ FAULTS_CC ?= $(or $(BENCH_CC),cc)
 FAULTS_FLAGS ?=
 
 .PHONY: faults faults-long faults-build
-faults-build: deps
+faults-build: deps test-deps
 	$(SWIFT) build -c release --product loctrack --scratch-path $(FAULTS_SCRATCH) $(SWIFT_BUILD_FLAGS)
 	$(FAULTS_CC) -O2 -Wall -Wextra -o $(FAULTS_SCRATCH)/flood_gpsd $(FLOOD_GPSD_SRC) \
 		|| { rm -f $(FAULTS_SCRATCH)/flood_gpsd; echo "faults: flood_gpsd did not build; using the Python flood"; }
@@ -319,7 +332,7 @@ MONITOR_KILLS ?= 200
 RECORD_KILLS ?= 100
 
 .PHONY: kills
-kills: deps
+kills: deps test-deps
 	$(SWIFT) build --build-tests
 	LOCTRACK_MONITOR_KILLS=$(MONITOR_KILLS) LOCTRACK_RECORD_KILLS=$(RECORD_KILLS) \
 		$(SWIFT) test --skip-build --filter 'killedAgainAndAgain|killedWhileRecording'
@@ -357,7 +370,7 @@ LINTIAN ?= yes
 DEB_MAINTAINER ?=
 
 .PHONY: deb-build
-deb-build: deps
+deb-build: deps deb-deps
 	$(SWIFT) build -c release --product loctrack --scratch-path $(DEB_SCRATCH) $(DEB_SWIFT_FLAGS)
 	$(SWIFT) build -c release --package-path $(SERVE_DIR) --scratch-path $(DEB_SERVE_SCRATCH) --product loctrack-serve \
 		$(DEB_SWIFT_FLAGS)
@@ -386,7 +399,7 @@ print-version:
 #                        the newest for Python 3.11, and the requirements of the integrations it
 #                        loads, 97 packages from PyPI, pip --no-deps) when missing or made from
 #                        another lock: about 80 s (the download; PyPI must be reachable).
-#                        python3-venv is installed (apt) when Python cannot make a venv.
+#                        python3-venv is installed (apt) when missing.
 #                        `python3 scripts/ha lock` re-resolves the lock (scripts/ha/requirements.in).
 #   make ha-test         release build, ha-deps, then the tests, each with its own mosquitto and
 #                        Home Assistant (started in about 5 s, configured through .storage: the
@@ -406,12 +419,8 @@ HA_LOCTRACK ?= $(BIN)
 HA_FLAGS ?=
 
 .PHONY: ha-deps ha-test
-ha-deps:
-	@$(or $(PYTHON),python3) -c 'import ensurepip, venv' 2>/dev/null || { \
-		sudo=$$( [ "$$(id -u)" -eq 0 ] || echo sudo ); \
-		echo "ha-deps: installing python3-venv"; \
-		$$sudo apt-get install -y python3-venv >/dev/null 2>&1 || \
-		{ $$sudo apt-get update >/dev/null 2>&1 && $$sudo apt-get install -y python3-venv >/dev/null; }; }
+ha-deps: test-deps
+	@bash scripts/install-deps.sh venv
 	$(or $(PYTHON),python3) scripts/ha deps
 
 ha-test: build ha-deps
@@ -424,8 +433,9 @@ ha-test: build ha-deps
 #   make serve-deps      the virtual environment schemathesis runs from: .build-serve/venv, made
 #                        from the lock scripts/serve/requirements.txt (schemathesis 4.32.5 and its
 #                        requirements, 27 packages from PyPI, pip --no-deps) when missing or made
-#                        from another lock: about 15 s (PyPI must be reachable). python3-venv is
-#                        installed (apt) when Python cannot make a venv.
+#                        from another lock: about 15 s (PyPI must be reachable). python3-venv,
+#                        chromium, chromium-driver and python3-selenium are installed (apt) when
+#                        missing.
 #                        `python3 scripts/serve lock` re-resolves the lock (scripts/serve/requirements.in).
 #   make serve-test      release builds of loctrack and loctrack-serve (make serve builds both),
 #                        serve-deps, then the
@@ -453,12 +463,7 @@ SERVE_FLAGS ?=
 SERVE_PYTHON ?= /usr/bin/python3
 
 .PHONY: serve-deps serve-test serve-screenshot
-serve-deps:
-	@$(SERVE_PYTHON) -c 'import ensurepip, venv' 2>/dev/null || { \
-		sudo=$$( [ "$$(id -u)" -eq 0 ] || echo sudo ); \
-		echo "serve-deps: installing python3-venv"; \
-		$$sudo apt-get install -y python3-venv >/dev/null 2>&1 || \
-		{ $$sudo apt-get update >/dev/null 2>&1 && $$sudo apt-get install -y python3-venv >/dev/null; }; }
+serve-deps: browser-deps
 	$(SERVE_PYTHON) scripts/serve deps
 
 serve-test: serve serve-deps

@@ -1,27 +1,50 @@
 #!/usr/bin/env bash
-# Install what loctrack needs from the system, and only what is missing:
-#   libgps-dev    libgps headers + libgps.pc (pulls in pkg-config), for `swift build`
-#   gpsd          the daemon, for `make demo` and the integration tests
-#   gpsd-clients  gpsfake and gpspipe, for `make demo` and the integration tests
-#   mosquitto, mosquitto-clients, libmosquitto-dev
-#                 the MQTT broker the publishing tests start, its clients, and the
-#                 C client library loctrack publishes with
-#   dpkg-dev, lintian
-#                 `make deb`: dpkg-shlibdeps computes the package's dependencies,
-#                 lintian checks the package
-#   zsh, fish     the completion tests check the zsh and fish scripts with the shells
-#                 themselves (5 small packages, about 8 MB, no daemons; without them
-#                 those tests are skipped and two of the three scripts go unchecked)
-#   python3-venv  `make ha-test` makes a virtual environment for Home Assistant core
-#                 (Debian's python3 has no venv module without it)
-#   libjs-leaflet Leaflet for `loctrack serve`'s page (/usr/share/javascript/leaflet)
-#   chromium, chromium-driver, python3-selenium
-#                 `make serve-test` drives the page in a real headless browser
-# Debian/Ubuntu only (apt-get). Uses sudo when not run as root.
-# Does nothing, quickly, when everything is already installed.
+# Install what loctrack needs from the system, and only what is missing, by purpose:
+# each make target asks for the groups it needs, so `make demo` on a fresh machine
+# installs the five packages that show a fix and nothing a test needs.
+#
+#   build   libgps-dev        libgps headers + libgps.pc (pulls in pkg-config), for `swift build`
+#           libmosquitto-dev  the C client library loctrack publishes MQTT with
+#   demo    gpsd, gpsd-clients  the daemon, gpsfake and gpspipe: `make demo` replays a drive
+#           libjs-leaflet     Leaflet for `loctrack serve`'s page (/usr/share/javascript/leaflet)
+#   test    mosquitto, mosquitto-clients
+#                             the MQTT broker the publishing tests start, and its clients
+#           libxml2-utils     xmllint: the tests check GPX files with it
+#           zsh, fish         the completion tests check the zsh and fish scripts with the
+#                             shells themselves (5 small packages, about 8 MB, no daemons)
+#   deb     dpkg-dev, lintian `make deb`: dpkg-shlibdeps computes the package's dependencies,
+#                             lintian checks the package
+#   venv    python3-venv      `make ha-test` and `make serve-test` make virtual environments
+#                             (Debian's python3 has no venv module without it)
+#   browser chromium, chromium-driver, python3-selenium
+#                             `make serve-test` and the bench's page part drive a real
+#                             headless browser
+#
+# Usage: install-deps.sh GROUP...   (no group: build and demo, which is `make deps`)
+# Debian/Ubuntu only (apt-get), any architecture. Uses sudo when not run as root.
+# Does nothing, quickly, when everything asked for is already installed.
 set -euo pipefail
 
-PACKAGES=(libgps-dev gpsd gpsd-clients mosquitto mosquitto-clients libmosquitto-dev dpkg-dev lintian zsh fish python3-venv libjs-leaflet chromium chromium-driver python3-selenium)
+group_packages() {
+    case $1 in
+        build) echo libgps-dev libmosquitto-dev ;;
+        demo) echo gpsd gpsd-clients libjs-leaflet ;;
+        test) echo mosquitto mosquitto-clients libxml2-utils zsh fish ;;
+        deb) echo dpkg-dev lintian ;;
+        venv) echo python3-venv ;;
+        browser) echo chromium chromium-driver python3-selenium ;;
+        *) echo "deps: no group '$1' (build, demo, test, deb, venv, browser)" >&2; return 1 ;;
+    esac
+}
+
+GROUPS_WANTED=("$@")
+[ ${#GROUPS_WANTED[@]} -gt 0 ] || GROUPS_WANTED=(build demo)
+PACKAGES=()
+for group in "${GROUPS_WANTED[@]}"; do
+    listed=$(group_packages "$group") || exit 64
+    read -r -a listed <<<"$listed"
+    PACKAGES+=("${listed[@]}")
+done
 
 installed() { # dpkg's view when there is a dpkg, else look for the files themselves
     local pkg=$1
@@ -38,6 +61,7 @@ installed() { # dpkg's view when there is a dpkg, else look for the files themse
         libmosquitto-dev) pkg-config --exists libmosquitto 2>/dev/null ;;
         dpkg-dev) command -v dpkg-shlibdeps >/dev/null 2>&1 ;;
         lintian | zsh | fish) command -v "$pkg" >/dev/null 2>&1 ;;
+        libxml2-utils) command -v xmllint >/dev/null 2>&1 ;;
         python3-venv) python3 -c 'import ensurepip, venv' >/dev/null 2>&1 ;;
         libjs-leaflet) [ -f /usr/share/javascript/leaflet/leaflet.js ] ;;
         chromium) command -v chromium >/dev/null 2>&1 ;;
