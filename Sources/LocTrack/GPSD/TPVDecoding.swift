@@ -16,7 +16,8 @@ extension TPVReport {
     static let earliestTime: Int64 = 347_155_200
 
     /// Reads the report libgps just unpacked. Takes a pointer: `gps_data_t` is
-    /// 24 KB, and copying it per report was loctrack's largest cost in a flood.
+    /// 24 KB, too large to copy once per report (docs/performance.md, "What the design
+    /// does for speed").
     /// - Parameter device: the report's device path (`dev.path`), nil when empty.
     init(unpacked pointer: UnsafePointer<gps_data_t>, device: String?) {
         let set = pointer.pointee.set

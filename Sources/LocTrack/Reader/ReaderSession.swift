@@ -15,8 +15,9 @@ final class ReaderSession {
 
     /// How much one wake-up reads before its batch goes out and the loop checks the
     /// consumers again: 2 reads of up to 64 KiB, a few hundred reports. Small batches
-    /// keep the reader and the consumer working side by side in a flood, and bound
-    /// memory (a TPV flood's private memory fell from 9.8 to 3.5 MB against 16 reads).
+    /// keep the reader and the consumer working side by side in a flood, and bound the
+    /// memory a batch holds (the runs behind the number: docs/performance.md, "What the
+    /// design does for speed").
     static let readsPerWakeUp = 2
 
     private let transport: any GPSDTransport

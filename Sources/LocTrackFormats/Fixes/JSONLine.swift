@@ -68,8 +68,8 @@ package enum JSONLine {
         if newline { line.append(byte: 0x0A) }
     }
 
-    /// Not inlined: inlined in each of its 26 calls, `write` was 6.5 KB of code, and at
-    /// 1 Hz the code a fix touches costs more than the calls (performance.md, "Why 1 Hz misses").
+    /// Not inlined: inlined in each of its 26 calls it would make `write` many times larger,
+    /// and at 1 Hz the code a fix touches costs more than the calls (docs/performance.md).
     @inline(never)
     private static func append(_ name: StaticString, _ value: Double?, _ decimals: Int, to line: inout OutputBytes) {
         guard let value, value.isFinite else { return }

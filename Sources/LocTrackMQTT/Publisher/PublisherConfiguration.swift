@@ -38,11 +38,11 @@ public struct PublisherConfiguration: Sendable {
     /// publisher's `onMessage`.
     public var subscriptions: [String] = []
     public var keepAliveSeconds: Int32 = 30
-    /// QoS 1/2 messages sent and not yet acknowledged, at most. 200 measured best on a
-    /// local flood: libmosquitto walks its whole in-flight list on every publish and every
-    /// acknowledgement, so each message costs time in proportion to the window (1,000
-    /// spent a fifth of the thread's time in that walk), while 100 left the thread
-    /// waiting for acknowledgements.
+    /// QoS 1/2 messages sent and not yet acknowledged, at most. libmosquitto walks its
+    /// whole in-flight list on every publish and every acknowledgement, so each message
+    /// costs time in proportion to the window, while too small a window leaves the thread
+    /// waiting for acknowledgements; the runs that chose 200 are in docs/performance.md
+    /// ("Publishing over MQTT").
     public var maximumInflight = 200
 
     public init(

@@ -5,8 +5,8 @@ package import LocTrackFormats
 /// ``RecordFrame``s on stdin and writes them into the track files, until stdin ends.
 ///
 /// Why a process and not a thread: Linux can stop a `write` to a file at a page boundary
-/// when its process is killed (a SIGKILL between two pages of one `write`; measured: 44 %
-/// of the kills of a writer of 8 KiB batches left a line cut short). loctrack's SIGKILL
+/// when its process is killed (a SIGKILL between two pages of one `write` leaves a line
+/// cut short; docs/recording.md, "Valid after every fix"). loctrack's SIGKILL
 /// does not reach this process: it finishes the frame it holds, sees stdin end, syncs and
 /// exits, and every file is whole. It ignores SIGINT and SIGTERM (loctrack handles them
 /// and then closes the pipe), so a Ctrl-C at a terminal loses nothing either.
