@@ -235,7 +235,7 @@ conformance: build
 #                        mosquitto-clients (`make deps`), else they are left out with a note.
 #                        Prints the table and writes Benchmarks/results/latest.md.
 #                        BENCH_FLAGS='--rounds 7 --only flood,once,monitor ...' (run.py --help).
-#   make bench-smoke     the same at toy sizes (about 40 s, monitor: 200 polygons, ~1 s; publish:
+#   make bench-smoke     the same at toy sizes (about 40 s on 2 cores, monitor: 200 polygons, ~1 s; publish:
 #                        500 messages, fleet: 5 trackers for 2 s, ~4 s together; table in
 #                        Benchmarks/bin/smoke.md):
 #                        fails only if something does not build, run or print the right fixes.
@@ -300,7 +300,7 @@ bench-smoke: bench-build bench-tools browser-deps serve
 #                        FAIL with a measured figure per fault, then a table; fails on any FAIL.
 #                        Artifacts and results.md: out/faults/.
 #   make faults-long     the same plus fault 12: 1,000,000 fixes from the flood emulator,
-#                        peak RSS at 100k and at 1M (about 50 s more).
+#                        peak RSS at 100k and at 1M (about 50 s more on 2 cores).
 #                        Variables: FAULTS_FLAGS='--only 2,9 --jobs 2 --stall 60'
 #                        (python3 scripts/faults --help), FAULTS_LOCTRACK=another binary.
 # ---------------------------------------------------------------------------
@@ -326,7 +326,7 @@ faults-long: faults-build
 # with --publish and --output killed MONITOR_KILLS times along a track through two regions
 # (every transition at every sink, each enter with its leave), and stream recording and
 # publishing killed RECORD_KILLS times during a flood (files whole, every recorded fix at
-# the broker). Real gpsd (gpsfake) and mosquitto; the two side by side, about 35 s.
+# the broker). Real gpsd (gpsfake) and mosquitto; the two side by side, about 35 s on 2 cores.
 # ---------------------------------------------------------------------------
 MONITOR_KILLS ?= 200
 RECORD_KILLS ?= 100
@@ -409,7 +409,7 @@ print-version:
 #                        4 Home Assistant restarted, 5 monitor run --ha-discovery, 6 the OwnTracks
 #                        route, 7 bad --ha-* input (exit 64). 2-7 are skipped with a message when
 #                        the binary's stream --help does not mention --ha-discovery. About 4 minutes
-#                        for all seven (10 s for 1, 3 and 7, 45-60 s for the others: the replay),
+#                        on 2 cores for all seven (10 s for 1, 3 and 7, 45-60 s for the others: the replay),
 #                        10 s while 2-7 are skipped.
 #                        Artifacts: out/ha/.
 #                        Variables: HA_LOCTRACK=another binary (default $(BIN)),

@@ -35,8 +35,9 @@ EXPECTATION = "survives 1,000 connections, answers all 1,000 requests; the 90 ge
               "cut off; memory bounded"
 
 # Epochs per second, each a TPV and a SKY. 50, not more: the 90 readers are one Python thread,
-# and on a slow machine it fell more than 10 s behind on a stream at 100 Hz, which the server
-# then rightly cut as a stalled reader (the server's rule, not a lost event).
+# which on a slow machine can fall more than the server's 10 s behind a faster stream; the server
+# then rightly cuts it as a stalled reader (its rule, not a lost event). What 100 Hz did:
+# docs/performance.md, "Figures behind the tests' bounds".
 RATE = 50.0
 SATELLITES = 40  # a SKY of 3.3 KB: a stalled stream's kernel buffers (about 3 MB on loopback) fill in 16 s
 STREAMS = 100

@@ -12,8 +12,8 @@ import Synchronization
 /// device when a client watches: a client that connects late misses the start,
 /// and even one that is early loses about a second, because on opening the pty
 /// gpsd probes drivers (changing speeds, flushing input) for ~1 s per device and
-/// throws away whatever arrives meanwhile (measured: data written 0.8 s after the
-/// open was lost, 1.0 s after it survived). `gpsfake -p` hides that with its own
+/// throws away whatever arrives meanwhile (docs/performance.md, "Figures behind the
+/// tests' bounds"). `gpsfake -p` hides that with its own
 /// watcher and a fixed 1.4 s sleep, which a client started later can still miss.
 ///
 /// So this harness runs `gpsfake -i` (single-step: each packet is fed only when
