@@ -2,8 +2,8 @@
  * accuracy, the regions) with Leaflet, and moves the view only when it must: fitted once
  * on the first load, then only with Follow.
  *
- * `L` is Debian's libjs-leaflet (1.7.1), not an ES module: index.html loads it as a
- * classic deferred script before app.js, so it is there when this module runs.
+ * `L` is the global of Debian's libjs-leaflet (leaflet.js, 1.7.1), which index.html loads
+ * as a classic deferred script before app.js: it is there when this module runs.
  *
  * A new layer (distance rings, trips, a tile overlay) is a module of its own that
  * subscribes to the store and adds itself with whenMap(); this one needs no change. */
