@@ -19,8 +19,9 @@
 #   $BINDIR/loctrack, $MANDIR/man1/loctrack.1
 #   $PREFIX/lib/loctrack/loctrack-serve   (where `loctrack serve` looks: ../lib/loctrack/ from
 #                                          loctrack's folder)
-#   $PREFIX/share/loctrack/web/           index.html, app.js, app.css, sky.js, openapi.json: the
-#                                          page's files, the fixed list the server reads (the server
+#   $PREFIX/share/loctrack/web/           index.html, the page's ES modules (app.js, store.js, …),
+#                                          app.css, openapi.json: the page's files, the fixed list
+#                                          the server reads (the server
 #                                          finds them as ../../share/loctrack/web from its folder;
 #                                          Leaflet comes from Debian's libjs-leaflet)
 #   $PREFIX/share/bash-completion/completions/loctrack
@@ -50,8 +51,10 @@ SERVEDIR=$PREFIX/lib/loctrack
 WEBDIR=$PREFIX/share/loctrack/web
 # Each unit and the environment file it reads (dist/systemd/NAME.service and NAME.env).
 UNITS=(loctrack loctrack-serve)
-# The page's files: the list LocTrackWeb's AssetCatalog reads from the web folder.
-WEB_FILES=(index.html app.js app.css sky.js openapi.json)
+# The page's files: the list LocTrackWeb's AssetCatalog reads from the web folder (its
+# pageModules are the .js files; the server refuses to start when one is missing).
+WEB_FILES=(index.html app.js store.js feed.js map.js panel.js controls.js staleness.js words.js sky.js hooks.js
+           app.css openapi.json)
 
 # Files installed as they are: source, then destination (below DESTDIR).
 plain_files() {

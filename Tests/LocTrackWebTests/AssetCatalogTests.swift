@@ -1,3 +1,4 @@
+import Foundation
 import LocTrackFormats
 import LocTrackSystem
 import LocTrackWeb
@@ -28,12 +29,34 @@ import Testing
 
     @Test func givenTheListWhenReadThenItIsExactlyThePathsDocsHttpMdNames() {
         #expect(AssetCatalog.entries.map(\.path) == [
-            "/", "/app.js", "/app.css", "/sky.js", "/openapi.json", "/leaflet/leaflet.js", "/leaflet/leaflet.css",
-            "/leaflet/images/layers.png", "/leaflet/images/layers-2x.png", "/leaflet/images/marker-icon.png",
-            "/leaflet/images/marker-icon-2x.png", "/leaflet/images/marker-shadow.png",
+            "/", "/app.js", "/store.js", "/feed.js", "/map.js", "/panel.js", "/controls.js", "/staleness.js",
+            "/words.js", "/sky.js", "/hooks.js", "/app.css", "/openapi.json", "/leaflet/leaflet.js",
+            "/leaflet/leaflet.css", "/leaflet/images/layers.png", "/leaflet/images/layers-2x.png",
+            "/leaflet/images/marker-icon.png", "/leaflet/images/marker-icon-2x.png", "/leaflet/images/marker-shadow.png",
         ])
         #expect(AssetCatalog.entries.first { $0.path == "/" }?.file == "index.html")
         #expect(AssetCatalog.entries.filter { $0.folder == .leaflet }.allSatisfy { !$0.file.contains("..") })
+    }
+
+    @Test func givenThePagesModulesWhenListedThenEachIsAWebFileAtItsOwnNameServedAsJavaScript() throws {
+        #expect(Set(AssetCatalog.pageModules).count == AssetCatalog.pageModules.count)
+        #expect(AssetCatalog.pageModules.first == "app.js")
+        for name in AssetCatalog.pageModules {
+            let entry = try #require(AssetCatalog.entries.first { $0.path == "/" + name })
+            #expect(entry.folder == .web)
+            #expect(entry.file == name)
+            // A browser runs a module script only with a JavaScript type (nosniff or not).
+            #expect(entry.contentType == "text/javascript; charset=utf-8", "\(name)")
+            #expect(!name.contains("/") && !name.contains("..") && name.hasSuffix(".js"), "\(name)")
+        }
+    }
+
+    /// A module in web/ that is not listed would be a 404 for the browser: the page would not start.
+    @Test func givenTheSourceTreesWebFolderWhenItsScriptsAreListedThenTheyAreExactlyThePagesModules() throws {
+        let web = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("web")
+        let scripts = try FileManager.default.contentsOfDirectory(atPath: web.path).filter { $0.hasSuffix(".js") }
+        #expect(Set(scripts) == Set(AssetCatalog.pageModules))
     }
 
     @Test("given one listed file missing when loaded then it is one line naming that file, exit 72",

@@ -1,4 +1,5 @@
 import LocTrackWeb
+import LocTrackServeOptions
 import Testing
 
 /// The page's files: served from memory with their type, `no-cache`, and an ETag.
@@ -33,6 +34,23 @@ import Testing
         let response = Fixture.service().respond(to: .get("/app.js", headers: [("If-None-Match", #""0000000000000000""#)]))
         #expect(response.status == 200)
         #expect(response.text == "1;")
+    }
+
+    @Test func givenEachOfThePagesModulesWhenAskedThenItIsJavaScriptUnderTheCSPThatLetsItRun() {
+        let catalog = AssetCatalog(AssetCatalog.entries.map {
+            AssetCatalog.Asset(path: $0.path, contentType: $0.contentType, body: Array("export {};".utf8))
+        })
+        let service = WebService(readings: ScriptedReadings(), assets: catalog, token: nil, options: ServeOptions())
+        for name in AssetCatalog.pageModules {
+            let response = service.respond(to: .get("/" + name))
+            #expect(response.status == 200, "\(name)")
+            #expect(response.header("Content-Type") == "text/javascript; charset=utf-8", "\(name)")
+            #expect(response.header("X-Content-Type-Options") == "nosniff")
+            #expect(response.header("Cache-Control") == "no-cache")
+            // script-src 'self' is what lets index.html's <script type="module"> and its imports run.
+            #expect(response.header("Content-Security-Policy") == SecurityHeaderTests.policy, "\(name)")
+            #expect(response.text == "export {};")
+        }
     }
 
     @Test func givenTwoDifferentBodiesWhenTaggedThenTheTagsDifferAndAreQuotedHex() {

@@ -163,6 +163,13 @@ class Browser:
         return [m["params"]["request"]["url"] for m in self._performance
                 if m.get("method") == "Network.requestWillBeSent" and "request" in m.get("params", {})]
 
+    def responses(self) -> Dict[str, str]:
+        """The MIME type each URL was answered with (Network.responseReceived; the last answer per URL)."""
+        self._drain_logs()
+        return {m["params"]["response"]["url"]: m["params"]["response"].get("mimeType", "")
+                for m in self._performance
+                if m.get("method") == "Network.responseReceived" and "response" in m.get("params", {})}
+
     def failed_requests(self) -> List[str]:
         self._drain_logs()
         return [m["params"].get("errorText", "") + " " + str(m["params"].get("requestId"))

@@ -17,6 +17,9 @@ reference `loctrack monitor run --format json` over a second monitor with the sa
   per state, the region list (#region-ID) agreeing with window.loctrack.regions;
 - the log's end, where gpsd reports the device gone: the page says "device lost" within 2 s and
   shows the fix as stale; then gpsd killed: the page says "gpsd unreachable" within 2 s;
+- the page runs as ES modules: index.html's <script type="module" src="app.js">, and every module
+  web/openapi.json names (the server's AssetCatalog.pageModules) requested and answered as
+  text/javascript;
 - nothing requested from anywhere but the server, no error in the console (a CSP violation is one).
 """
 
@@ -34,7 +37,7 @@ from support.tcp_relay import Relay
 from support.waiting import wait_until
 
 from .browser import DESKTOP, PHONE, Browser, foreign, origin_of
-from .harness import (DEMO_TRACK, LoctrackProcess, Settings, add_demo_regions, close_to, count, number,
+from .harness import (DEMO_TRACK, ROOT, LoctrackProcess, Settings, add_demo_regions, close_to, count, number,
                       start_witnessed)
 
 TITLE = "the page against a gpsfake replay of the demo drive"
@@ -69,6 +72,7 @@ def run(settings: Settings, r: Result) -> None:
         url = "http://127.0.0.1:%d/" % relay.port
         seconds = browser.open(url)
         r.note("page ready %.2f s after the request (through the relay)" % seconds)
+        check_modules(r, browser, url)
         browser.record()
         cut = _run(settings, r, browser, url, replay, witness, reference, relay, regions)
         r.check(not foreign(browser.requests(), origin_of(url)), "nothing requested from anywhere but the server",
@@ -194,6 +198,26 @@ def _run(settings, r: Result, browser: Browser, url: str, replay: Replay, witnes
         r.check(bool((said["elements"].get("banner") or {}).get("visible")), "#banner is visible",
                 said["elements"].get("banner"))
     return cut_wall, restore_wall
+
+
+def page_modules() -> List[str]:
+    """The page's ES modules, as web/openapi.json names them (a Swift test holds that list to the
+    server's AssetCatalog.pageModules)."""
+    document = json.loads((ROOT / "web" / "openapi.json").read_text())
+    parameters = document["paths"]["/{module}"]["get"]["parameters"]
+    return next(p["schema"]["enum"] for p in parameters if p.get("name") == "module")
+
+
+def check_modules(r: Result, browser: Browser, url: str) -> None:
+    """The page loaded as modules: the entry is a module script, and each module was fetched and
+    answered with a JavaScript type (a browser runs a module script of no other type)."""
+    entry = browser.evaluate("const s = document.querySelector('script[src=\"app.js\"]'); return s ? s.type : null")
+    answered = {u[len(url):]: mime for u, mime in browser.responses().items() if u.startswith(url)}
+    modules = page_modules()
+    wrong = {name: answered.get(name) for name in modules if answered.get(name) != "text/javascript"}
+    r.check(entry == "module" and not wrong and len(modules) >= 2,
+            "the page runs as ES modules: app.js is a module script, and each of its %d modules was answered "
+            "as text/javascript" % len(modules), "app.js type %r; not so: %s" % (entry, wrong))
 
 
 def to_wall(monotonic: float) -> float:

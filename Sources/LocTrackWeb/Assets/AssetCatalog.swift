@@ -58,12 +58,22 @@ public struct AssetCatalog: Sendable {
     static let png = "image/png"
     static let json = "application/json"
 
+    /// The page's ES modules (web/README.md), each served at `/NAME` with a JavaScript type
+    /// (a browser refuses a module script of any other type). `app.js` is the one
+    /// index.html loads; it imports the others. A new module is one more name here and in
+    /// scripts/install.sh's list.
+    public static let pageModules = [
+        "app.js", "store.js", "feed.js", "map.js", "panel.js", "controls.js", "staleness.js", "words.js",
+        "sky.js", "hooks.js",
+    ]
+
     /// Every file served, and nothing else.
     public static let entries: [Entry] = [
         Entry(path: "/", folder: .web, file: "index.html", contentType: html),
-        Entry(path: "/app.js", folder: .web, file: "app.js", contentType: javaScript),
+    ] + pageModules.map { name in
+        Entry(path: "/" + name, folder: .web, file: name, contentType: javaScript)
+    } + [
         Entry(path: "/app.css", folder: .web, file: "app.css", contentType: css),
-        Entry(path: "/sky.js", folder: .web, file: "sky.js", contentType: javaScript),
         Entry(path: "/openapi.json", folder: .web, file: "openapi.json", contentType: json),
         Entry(path: "/leaflet/leaflet.js", folder: .leaflet, file: "leaflet.js", contentType: javaScript),
         Entry(path: "/leaflet/leaflet.css", folder: .leaflet, file: "leaflet.css", contentType: css),
