@@ -65,7 +65,7 @@ package enum Parsers {
         guard records.allSatisfy({ $0.count == header.count }) else { throw fail("ragged rows") }
         let lineFeeds = bytes.indices.filter { bytes[$0] == UInt8(ascii: "\n") }
         let crlfOnly = bytes.last == UInt8(ascii: "\n") && lineFeeds.allSatisfy { $0 > 0 && bytes[$0 - 1] == UInt8(ascii: "\r") }
-        return Table(header: header, rows: records.dropFirst().map { Dictionary(uniqueKeysWithValues: zip(header, $0)) }, crlfOnly: crlfOnly)
+        return Table(header: header, rows: records.dropFirst().map { Dictionary(zip(header, $0)) { _, last in last } }, crlfOnly: crlfOnly)
     }
 
     package struct Point {
@@ -140,12 +140,16 @@ package enum Parsers {
         let used = Set(top.keys).union(properties.values.flatMap { $0.members.keys })
         guard used.isSubset(of: known) else { throw HarnessError("\(schemaName) uses \(used.subtracting(known).sorted())") }
         var problems: [String] = []
-        for (number, line) in try jsonLines(json).enumerated() {
+        for (number, (line, text)) in zip(try jsonLines(json), json.utf8.split(separator: UInt8(ascii: "\n")).map { String(decoding: $0, as: UTF8.self) }).enumerated() {
             let members = line.members
             problems += violations(of: top.filter { $0.key != "properties" }, by: line).map { "\(number): \($0)" }
             for (key, value) in members.sorted(by: { $0.key < $1.key }) {
                 if let spec = properties[key] {
                     problems += violations(of: spec.members, by: value).map { "\(number): \(key)=\(value) \($0)" }
+                    // An integer is written as one: the decoder reads 2.0 as 2, JSON Schema takes it too.
+                    if spec["type"] == .string("integer"), text.range(of: #""\#(key)":-?[0-9]+[,}]"#, options: .regularExpression) == nil {
+                        problems.append("\(number): \(key) is not written as an integer")
+                    }
                 } else if top["additionalProperties"] == .bool(false) {
                     problems.append("\(number): \(key) is not in the schema")
                 }
