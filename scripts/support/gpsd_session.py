@@ -84,7 +84,7 @@ class Session:
             self._not_gpsd()
             return
         self.send(server.banner + self.end)
-        self._start_reader(self._read_requests, "fake_gpsd-reader")
+        self._start_reader(self._read_requests, "scripted_gpsd-reader")
         if not self._wait_watch():
             return
         record.watched = True
@@ -168,7 +168,7 @@ class Session:
     def _not_gpsd(self) -> None:
         """A peer that is not gpsd: its own greeting (or nothing), no answers, never a VERSION."""
         server, record = self.server, self.record
-        self._start_reader(self._discard_requests, "fake_gpsd-discard")
+        self._start_reader(self._discard_requests, "scripted_gpsd-discard")
         next_chatter = time.monotonic()
         while not self.client_closed.is_set() and not self._stopping():
             if server.not_gpsd and time.monotonic() >= next_chatter:

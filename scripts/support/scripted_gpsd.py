@@ -161,7 +161,7 @@ class FakeGpsd:
         listener.settimeout(0.2)
         self._listener = listener
         self.port = listener.getsockname()[1]
-        self._accept_thread = threading.Thread(target=self._accept_loop, name="fake_gpsd-accept", daemon=True)
+        self._accept_thread = threading.Thread(target=self._accept_loop, name="scripted_gpsd-accept", daemon=True)
         self._accept_thread.start()
         return self.port
 
@@ -217,7 +217,7 @@ class FakeGpsd:
                     self.clients.append(record)
                     self._sockets.append(sock)
                 threading.Thread(target=self._serve, args=(sock, record),
-                                 name="fake_gpsd-client", daemon=True).start()
+                                 name="scripted_gpsd-client", daemon=True).start()
         finally:
             close_quietly(self._listener)
 
