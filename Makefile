@@ -12,7 +12,9 @@
 #                         python3-venv (make ha-test); libjs-leaflet (loctrack serve's page);
 #                         chromium, chromium-driver, python3-selenium (make serve-test)
 #   make test             debug build + swift test (swift-testing): unit, reader (socketpair
-#                         gpsd), fuzz, and end-to-end tests against a real gpsd via gpsfake
+#                         gpsd), fuzz, and end-to-end tests against a real gpsd via gpsfake;
+#                         no Python of the project's (gpsfake itself is gpsd's Python): outputs
+#                         are read back with Foundation (JSON, libxml2 for GPX) and an RFC 4180 reader
 #   make demo             replay demo/track.nmea through gpsfake + gpsd into `loctrack stream`
 #                         (variables: CYCLE=0.02 seconds between NMEA sentences, 0.2 is about
 #                         real time; FORMAT=text|json)
