@@ -14,7 +14,9 @@
 #                         lintian; make ha-test python3-venv; make serve-test and make bench
 #                         python3-venv, chromium, chromium-driver, python3-selenium
 #   make test             debug build + swift test (swift-testing): unit, reader (socketpair
-#                         gpsd), fuzz, and end-to-end tests against a real gpsd via gpsfake
+#                         gpsd), fuzz, and end-to-end tests against a real gpsd via gpsfake;
+#                         no Python of the project's (gpsfake itself is gpsd's Python): outputs
+#                         are read back with Foundation (JSON, libxml2 for GPX) and an RFC 4180 reader
 #   make demo             replay demo/track.nmea through gpsfake + gpsd into `loctrack stream`
 #                         (variables: CYCLE=0.02 seconds between NMEA sentences, 0.2 is about
 #                         real time; FORMAT=text|json)
@@ -193,15 +195,15 @@ fuzz: deps
 # conformance: loctrack's fixes must be exactly gpsd's epochs (scripts/conformance.py)
 #
 #   make conformance     release build, then every NAME.log in ../shared/gpsd-logs
-#                        (GPSD_LOGS=... to override) replayed three ways: the JSON capture
+#                        (GPSD_LOGS=... to override) replayed two ways: the JSON capture
 #                        through the library's reader in the Swift suite (a socketpair plays
 #                        gpsd: ConformanceReplayTests, which make test runs on three committed
-#                        captures), the JSON capture
-#                        through the scripted gpsd (scripts/support/scripted_gpsd.py), and the raw log
-#                        through gpsfake into a real gpsd; prints a table per way and
-#                        fails on any difference. Artifacts: out/conformance/.
+#                        captures), and the raw log through gpsfake into a real gpsd and the
+#                        release loctrack (scripts/conformance.py, a table); then
+#                        scripts/quirks.py on that output. Fails on any difference.
+#                        Artifacts: out/conformance/.
 #                        Variables: LOCTRACK=path to another binary (default $(BIN)),
-#                        CONFORMANCE_FLAGS='--jobs 4 --only sirf2 --way scripted ...'
+#                        CONFORMANCE_FLAGS='--jobs 4 --only sirf2 ...'
 #                        (see python3 scripts/conformance.py --help).
 # ---------------------------------------------------------------------------
 LOCTRACK ?= $(BIN)
@@ -242,8 +244,8 @@ conformance: build
 #                        Clients whose tools cannot be installed are left out with a note.
 # ---------------------------------------------------------------------------
 BENCH_BIN := Benchmarks/bin
-# The flood gpsd emulator, C: the benchmark and the faults both run it, so it lives with the
-# helpers the test tools share (scripts/support/, beside its Python stand-in, the scripted gpsd).
+# The flood gpsd emulator, C, the one flood generator: the benchmark and the faults both run it,
+# so it lives with the helpers the test tools share (scripts/support/).
 FLOOD_GPSD_SRC := scripts/support/flood_gpsd.c
 BENCH_SCRATCH := .build
 # The C client's Swift port: a package of its own (not a product of loctrack's, so `swift build`
@@ -291,7 +293,7 @@ bench-smoke: bench-build bench-tools browser-deps serve
 #
 #   make faults          release build of loctrack in .build (FAULTS_SCRATCH: the one release
 #                        build), the flood emulator (scripts/support/flood_gpsd.c) compiled
-#                        to .build/flood_gpsd (else a Python stand-in), then
+#                        to .build/flood_gpsd, then
 #                        faults 1-11 against scripted gpsds, gpsfake + a real gpsd and the flood
 #                        emulator (about 3 minutes on 2 cores): gpsd missing, killed and
 #                        restarted, not gpsd, half lines, bursts, overlong and malformed lines,
@@ -312,8 +314,7 @@ FAULTS_FLAGS ?=
 .PHONY: faults faults-long faults-build
 faults-build: deps test-deps
 	$(SWIFT) build -c release --product loctrack --scratch-path $(FAULTS_SCRATCH) $(SWIFT_BUILD_FLAGS)
-	$(FAULTS_CC) -O2 -Wall -Wextra -o $(FAULTS_SCRATCH)/flood_gpsd $(FLOOD_GPSD_SRC) \
-		|| { rm -f $(FAULTS_SCRATCH)/flood_gpsd; echo "faults: flood_gpsd did not build; using the Python flood"; }
+	$(FAULTS_CC) -O2 -Wall -Wextra -o $(FAULTS_SCRATCH)/flood_gpsd $(FLOOD_GPSD_SRC)
 
 faults: faults-build
 	$(or $(PYTHON),python3) scripts/faults --loctrack $(FAULTS_LOCTRACK) --flood $(FAULTS_SCRATCH)/flood_gpsd $(FAULTS_FLAGS)

@@ -71,7 +71,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(1, os.path.join(ROOT, "scripts"))  # the helpers the test scripts share: scripts/support
 
-from bench import broker, procs  # noqa: E402 (after the path)
+from bench import broker  # noqa: E402 (after the path)
+from support import processes  # noqa: E402
 from bench.clients import make_clients  # noqa: E402
 from bench.findings import log, note, problems  # noqa: E402
 from bench.fleet import FLEET_CHECKS, fleet_section, run_fleet  # noqa: E402
@@ -195,7 +196,7 @@ def main() -> int:
         if part in opts.only and serve_missing:
             note(f"{part}: left out, missing {'; '.join(serve_missing)}")
             opts.only.discard(part)
-    procs.install_cleanup()
+    processes.cleanup_on_signals()
     opts.revision = git_revision()
     clients = make_clients(opts)
     os.makedirs(BIN, exist_ok=True)

@@ -40,6 +40,10 @@ must stay recent (2026 here).
 import math
 import os
 import random
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts"))
+from support.gpsd_replay import nmea  # noqa: E402 (the one NMEA writer of the Python tools)
 
 SEED = 20260315
 START_UTC = (2026, 3, 15, 11, 12, 0)  # Y M D h m s
@@ -211,15 +215,8 @@ def dops(sats, three_d):
     return invert(gtg)
 
 
-def checksum(body):
-    c = 0
-    for ch in body:
-        c ^= ord(ch)
-    return "%02X" % c
-
-
 def sentence(body):
-    return "$%s*%s\r\n" % (body, checksum(body))
+    return nmea(body) + "\r\n"
 
 
 def nmea_lat(lat):

@@ -11,16 +11,13 @@ the other numbers by value (a number equal in value but written differently is
 listed as a format warning; --strict-text makes it a failure).  A field loctrack
 prints that gpsd's report did not have is a failure too.
 
-Two ways, each with its own table:
-
-  scripted  NAME.log.gpsd.jsonl (everything gpspipe -w printed) is replayed by
-            scripts/fake_gpsd.py, a scripted gpsd, to `loctrack stream`;
-            expectation from NAME.log.tpv.jsonl.  Deterministic.
-  gpsfake   NAME.log is replayed by gpsfake into a real gpsd 3.22; loctrack and
-            gpspipe -w watch the same gpsd; expectation from what gpsd sent in
-            THAT run (gpspipe's TPVs), also checked against gpsfake's own watcher
-            (was gpspipe attached from the start?) and, for information, against
-            the stored capture NAME.log.tpv.jsonl.
+The way: NAME.log is replayed by gpsfake into a real gpsd 3.22; loctrack and
+gpspipe -w watch the same gpsd; the expectation is what gpsd sent in THAT run
+(gpspipe's TPVs), also checked against gpsfake's own watcher (was gpspipe
+attached from the start?) and, for information, against the stored capture
+NAME.log.tpv.jsonl.  The deterministic way, gpsd's JSON capture
+NAME.log.gpsd.jsonl replayed by a scripted gpsd, is the Swift suite's
+(Tests/LocTrackTests/Conformance, `make conformance` runs it first).
 
 gpsfake gives each run a new pty, so `device` values /dev/pts/N are compared as
 /dev/pts/*.  loctrack must exit 69 (gpsd closed the connection) at the end.
@@ -42,12 +39,11 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Dict, List, Optional, Tuple
+from typing import List, Optional, Tuple
 
 SCRIPTS = Path(__file__).resolve().parent
 ROOT = SCRIPTS.parent
 sys.path.insert(0, str(SCRIPTS))
-from support.scripted_gpsd import FakeGpsd  # noqa: E402
 from support.fix_check import (Outcome, compare, expected_epochs, normalise_line, print_diffs,  # noqa: E402
                                print_table, tpv_lines)
 from support.processes import free_port, kill_group, release_port, spawn  # noqa: E402
@@ -85,8 +81,6 @@ class Config:
         self.timeout: float = args.timeout
         self.strict_text: bool = args.strict_text
         self.verbose: bool = args.verbose
-        self.scripted_timeout: float = args.scripted_timeout
-        self.pace: float = args.pace
         self.stream_flags: List[str] = stream_flags(args.loctrack)
 
 
@@ -112,56 +106,6 @@ def stream_flags(loctrack: str) -> List[str]:
 
 def loctrack_command(config: Config, port: int) -> List[str]:
     return [config.loctrack, "stream", "--format", "json"] + config.stream_flags + ["127.0.0.1:%d" % port]
-
-
-# -- the scripted way ------------------------------------------------------------------
-
-def run_scripted(config: Config, log: Path) -> Outcome:
-    name = log.name
-    outcome = Outcome("scripted", name)
-    started = time.monotonic()
-    capture = log.with_name(name + ".gpsd.jsonl")
-    reference = log.with_name(name + ".tpv.jsonl")
-    if not capture.exists() and not reference.exists():
-        outcome.skipped = "no %s.gpsd.jsonl or .tpv.jsonl" % name
-        return outcome
-    if not capture.exists():
-        outcome.notes.append("no .gpsd.jsonl: replayed the TPV capture alone")
-        capture = reference
-    expected_lines = tpv_lines(reference if reference.exists() else capture)
-    if reference.exists() and capture != reference:
-        if [normalise_line(x) for x in tpv_lines(capture)] != [normalise_line(x) for x in expected_lines]:
-            outcome.notes.append("the TPV lines of .gpsd.jsonl and .tpv.jsonl differ")
-    epochs, nonfix = expected_epochs(expected_lines)
-    outcome.gpsd_tpvs = len(expected_lines)
-    workdir = config.out / "scripted"
-    stdout_path, stderr_path = workdir / (name + ".loctrack.jsonl"), workdir / (name + ".loctrack.err")
-    # max_clients=1: a reconnect is refused (and loctrack's exit code shows it).
-    server = FakeGpsd.from_file(str(capture), max_clients=1, epoch_delay=config.pace)
-    process = None
-    try:
-        port = server.start()
-        with open(stdout_path, "wb") as out, open(stderr_path, "wb") as err:
-            process = spawn(loctrack_command(config, port), stdout=out, stderr=err, stdin=subprocess.DEVNULL)
-            outcome.exit_code = wait_exit(process, config.scripted_timeout)
-        server.wait_idle(timeout=5)
-    finally:
-        server.stop()
-        kill_group(process)
-    if len(server.clients) != 1:
-        outcome.harness_error = "fake gpsd saw %d connections, expected 1" % len(server.clients)
-    else:
-        client = server.clients[0]
-        if not client.watched:
-            outcome.harness_error = "loctrack never sent ?WATCH (requests: %s)" % client.commands
-        elif client.lines_sent != len(server.lines):
-            outcome.harness_error = "fake gpsd sent %d of %d lines (%s)" % (
-                client.lines_sent, len(server.lines), client.ended)
-    if outcome.exit_code != 69:
-        outcome.notes.append("loctrack exit %s, expected 69; stderr: %s" % (outcome.exit_code, tail(stderr_path)))
-    compare("scripted", name, epochs, nonfix, read_lines(stdout_path), config.strict_text, outcome)
-    outcome.seconds = time.monotonic() - started
-    return outcome
 
 
 # -- the gpsfake way -------------------------------------------------------------------
@@ -283,17 +227,11 @@ def main(argv: Optional[List[str]] = None) -> int:
                              "default ../shared/gpsd-logs from the repository root")
     parser.add_argument("--loctrack", default=os.environ.get("LOCTRACK") or str(ROOT / ".build/release/loctrack"),
                         help="loctrack binary (env LOCTRACK, default .build/release/loctrack)")
-    parser.add_argument("--way", choices=["both", "scripted", "gpsfake"], default="both")
     parser.add_argument("--only", action="append", default=[], metavar="TEXT",
                         help="only logs whose name contains TEXT (repeatable)")
     parser.add_argument("--jobs", type=int, default=2, help="logs replayed in parallel (default 2)")
     parser.add_argument("--cycle", type=float, default=0.01, help="gpsfake -c: seconds per sentence (default 0.01)")
-    parser.add_argument("--timeout", type=float, default=300, help="seconds allowed per log for the gpsfake way (default 300)")
-    parser.add_argument("--scripted-timeout", type=float, default=60,
-                        help="seconds allowed per log for the scripted way (default 60)")
-    parser.add_argument("--pace", type=float, default=0.0, metavar="S",
-                        help="scripted way: pause S seconds before each TPV with a new time (default 0: "
-                             "the whole capture at once)")
+    parser.add_argument("--timeout", type=float, default=300, help="seconds allowed per log (default 300)")
     parser.add_argument("--strict-text", action="store_true",
                         help="every number must match gpsd's text, not just lat/lon")
     parser.add_argument("--max-diffs", type=int, default=20, help="differences printed per log (default 20; "
@@ -313,12 +251,11 @@ def main(argv: Optional[List[str]] = None) -> int:
         print("conformance: no loctrack binary at %s (build it, or set LOCTRACK=...)" % loctrack, file=sys.stderr)
         return 2
     args.loctrack = str(loctrack)
-    if args.way in ("both", "gpsfake"):
-        missing = [tool for tool in ("gpsfake", "gpspipe") if shutil.which(tool) is None]
-        if missing:
-            print("conformance: %s not found (Debian: apt-get install gpsd gpsd-clients)" % ", ".join(missing),
-                  file=sys.stderr)
-            return 2
+    missing = [tool for tool in ("gpsfake", "gpspipe") if shutil.which(tool) is None]
+    if missing:
+        print("conformance: %s not found (Debian: apt-get install gpsd gpsd-clients)" % ", ".join(missing),
+              file=sys.stderr)
+        return 2
     logs = sorted(path for path in args.logs.glob("*.log") if path.is_file())
     if args.only:
         logs = [log for log in logs if any(text in log.name for text in args.only)]
@@ -326,42 +263,32 @@ def main(argv: Optional[List[str]] = None) -> int:
         print("conformance: no *.log files in %s" % args.logs, file=sys.stderr)
         return 2
     config = Config(args)
-    ways = ["scripted", "gpsfake"] if args.way == "both" else [args.way]
-    for way in ways:
-        shutil.rmtree(config.out / way, ignore_errors=True)
-        (config.out / way).mkdir(parents=True, exist_ok=True)
+    way = "gpsfake"
+    shutil.rmtree(config.out / way, ignore_errors=True)
+    (config.out / way).mkdir(parents=True, exist_ok=True)
 
     print("conformance: %d logs from %s; %s" % (len(logs), args.logs,
                                                  " ".join(loctrack_command(config, 0)[:-1] + ["HOST:PORT"])))
     started = time.monotonic()
-    results: Dict[str, List[Outcome]] = {}
-    runners = {"scripted": run_scripted, "gpsfake": run_gpsfake}
-    titles = {"scripted": "scripted gpsd: NAME.log.gpsd.jsonl -> scripts/fake_gpsd.py%s -> loctrack"
-                          % (" --epoch-delay %g" % args.pace if args.pace else ""),
-              "gpsfake": "gpsfake: NAME.log -> gpsfake -c %g -> gpsd 3.22 -> loctrack (+ gpspipe -w)" % args.cycle}
     # Longest logs first, so the parallel slots finish together.
     by_size = sorted(logs, key=lambda path: -path.stat().st_size)
-    for way in ways:
-        way_started = time.monotonic()
-        with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-            futures = {pool.submit(runners[way], config, log): log for log in by_size}
-            outcomes = {}
-            for future in concurrent.futures.as_completed(futures):
-                log = futures[future]
-                try:
-                    outcome = future.result()
-                except Exception as error:  # a harness bug must not hide the other logs
-                    outcome = Outcome(way, log.name, harness_error="%s: %s" % (type(error).__name__, error))
-                outcomes[log] = outcome
-                say(config, "%s %s: %s in %.1f s" % (way, log.name, "FAIL" if outcome.failed else "ok",
-                                                     outcome.seconds))
-        results[way] = [outcomes[log] for log in logs]
-        print_table(titles[way] + " (%.0f s)" % (time.monotonic() - way_started), results[way],
-                    live=(way == "gpsfake"))
-        with open(config.out / way / "diffs.txt", "w") as sink:
-            print_diffs(results[way], args.max_diffs, sink)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        futures = {pool.submit(run_gpsfake, config, log): log for log in by_size}
+        outcomes = {}
+        for future in concurrent.futures.as_completed(futures):
+            log = futures[future]
+            try:
+                outcome = future.result()
+            except Exception as error:  # a harness bug must not hide the other logs
+                outcome = Outcome(way, log.name, harness_error="%s: %s" % (type(error).__name__, error))
+            outcomes[log] = outcome
+            say(config, "%s %s: %s in %.1f s" % (way, log.name, "FAIL" if outcome.failed else "ok", outcome.seconds))
+    all_outcomes = [outcomes[log] for log in logs]
+    print_table("gpsfake: NAME.log -> gpsfake -c %g -> gpsd 3.22 -> loctrack (+ gpspipe -w) (%.0f s)"
+                % (args.cycle, time.monotonic() - started), all_outcomes)
+    with open(config.out / way / "diffs.txt", "w") as sink:
+        print_diffs(all_outcomes, args.max_diffs, sink)
 
-    all_outcomes = [o for way in ways for o in results[way]]
     failed = [o for o in all_outcomes if o.failed]
     differences = sum(1 for o in all_outcomes for d in o.diffs if not d.warning)
     warnings = sum(o.warnings for o in all_outcomes)

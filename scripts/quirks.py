@@ -2,7 +2,7 @@
 """quirks: each real-receiver quirk of gpsd's recordings, checked on loctrack's output.
 
 `make conformance` runs it after scripts/conformance.py, on what loctrack printed
-in that run (out/conformance/{scripted,gpsfake}/NAME.log.loctrack.jsonl) and on
+in that run (out/conformance/gpsfake/NAME.log.loctrack.jsonl: a real gpsd's) and on
 gpsd's captures beside the logs. Each quirk names the recording that shows it
 and asserts what loctrack does with it. A timestamp that steps backwards
 (Telit-style) is in none of the 16 recordings, so one capture is replayed with a
@@ -31,8 +31,8 @@ OUT = ROOT / "out" / "conformance"
 LOCTRACK = os.environ.get("LOCTRACK", str(ROOT / ".build" / "release" / "loctrack"))
 
 
-def output(way: str, log: str) -> list[dict]:
-    path = OUT / way / f"{log}.log.loctrack.jsonl"
+def output(log: str) -> list[dict]:
+    path = OUT / "gpsfake" / f"{log}.log.loctrack.jsonl"
     return [json.loads(line, parse_float=str) for line in path.read_text().splitlines() if line.strip()]
 
 
@@ -221,16 +221,16 @@ def main() -> int:
     print("\nquirks of real receivers (loctrack's output in out/conformance/; gpsd captures in %s)" % LOGS)
     print("%-62s %-22s %-9s %s" % ("quirk", "recording", "way", "result"))
     for name, log, check in CHECKS:
-        for way in ("scripted", "gpsfake"):
-            try:
-                detail = check(output(way, log), capture(log))
-                print("%-62s %-22s %-9s ok: %s" % (name, log, way, detail))
-            except FileNotFoundError as error:
-                failures += 1
-                print("%-62s %-22s %-9s FAIL: no output (%s); run scripts/conformance.py first" % (name, log, way, error.filename))
-            except AssertionError as error:
-                failures += 1
-                print("%-62s %-22s %-9s FAIL: %s" % (name, log, way, error))
+        way = "gpsfake"
+        try:
+            detail = check(output(log), capture(log))
+            print("%-62s %-22s %-9s ok: %s" % (name, log, way, detail))
+        except FileNotFoundError as error:
+            failures += 1
+            print("%-62s %-22s %-9s FAIL: no output (%s); run scripts/conformance.py first" % (name, log, way, error.filename))
+        except AssertionError as error:
+            failures += 1
+            print("%-62s %-22s %-9s FAIL: %s" % (name, log, way, error))
     try:
         print("%-62s %-22s %-9s ok: %s" % ("a timestamp that steps backwards (Telit-style)", "trimble-smt-360 +step",
                                             "scripted", backwards_step()))

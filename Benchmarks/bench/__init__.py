@@ -1,7 +1,6 @@
 """loctrack's benchmark, split by concern; Benchmarks/run.py is the entry point.
 
   findings   correctness problems (run.py exits 1), timing notes, progress lines
-  procs      child processes: spawn, stop, wait4 with a timeout, ports
   measure    /proc readings (threads, memory), one measured run of a client, statistics
   clients    the clients compared and how each is started and read
   flood      flood-tpv, flood-sky and the long flood (scripts/support/flood_gpsd.c)
@@ -11,4 +10,7 @@
   geofences  deterministic polygons around the flood's track
   monitor    `monitor run` with 10,000 polygons against `stream` on the floods
   report     the markdown table
+
+Child processes, ports and the mosquitto broker are the test tools' (scripts/support/processes.py,
+mqtt_broker.py); broker.py here is the subscriber that counts what arrived.
 """

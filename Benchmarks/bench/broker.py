@@ -1,97 +1,17 @@
-"""A mosquitto broker of the benchmark's own, and the subscriber that checks what arrived.
-
-Each broker listens on a free loopback port with its config, log and nothing else in a
-temporary folder (docs: /work/shared/docs/mqtt-facts.md): anonymous clients, no persistence
-(nothing is restarted here), `user root` when run as root (else it drops to the mosquitto
-user), and `max_queued_messages 0`, so that a subscriber slower than a flood is queued for
-rather than dropped (mosquitto's default queues 1,000 QoS 1 messages per client beyond
-those in flight, then drops). The log records subscriptions: a subscriber counts as ready
-once the broker has logged its SUBSCRIBE, so no message is published before it listens.
+"""The benchmark's subscriber: `mosquitto_sub -C count`, which tells when every message arrived
+and what it cost. The broker is the test tools' (scripts/support/mqtt_broker.py): its config has
+`max_queued_messages 0`, so a subscriber slower than a flood is queued for rather than dropped,
+and its log records subscriptions, so a subscriber counts as ready once the broker has logged
+its SUBSCRIBE and no message is published before it listens.
 """
 
 from __future__ import annotations
 
-import os
-import shutil
 import subprocess
 import threading
-import time
 
-from support.processes import free_port, release_port  # scripts/support
-from support.procfs import proc_cpu, proc_status_kb
-
-from . import procs
-
-MOSQUITTO = shutil.which("mosquitto") or ("/usr/sbin/mosquitto" if os.access("/usr/sbin/mosquitto", os.X_OK) else None)
-MOSQUITTO_PUB, MOSQUITTO_SUB = shutil.which("mosquitto_pub"), shutil.which("mosquitto_sub")
-
-
-def missing() -> list[str]:
-    """What the MQTT parts need and this machine lacks (`make deps` installs them)."""
-    found = []
-    if not MOSQUITTO:
-        found.append("mosquitto (Debian package mosquitto)")
-    if not (MOSQUITTO_PUB and MOSQUITTO_SUB):
-        found.append("mosquitto_pub, mosquitto_sub (Debian package mosquitto-clients)")
-    return found
-
-
-class Broker:
-    """A running mosquitto: `port`, `cpu()` (user + sys so far, s), `memory()` (VmHWM, RssAnon in kB)."""
-
-    def __init__(self, workdir: str, name: str = "broker"):
-        self.dir = os.path.join(workdir, name)
-        shutil.rmtree(self.dir, ignore_errors=True)
-        os.makedirs(self.dir)
-        self.log_path = os.path.join(self.dir, "mosquitto.log")
-        self.port = free_port()
-        lines = [f"listener {self.port} 127.0.0.1", "allow_anonymous true", "persistence false",
-                 "max_queued_messages 0", f"log_dest file {self.log_path}"]
-        lines += [f"log_type {kind}" for kind in ("error", "warning", "notice", "information", "subscribe")]
-        if os.geteuid() == 0:
-            lines.append("user root")
-        config = os.path.join(self.dir, "mosquitto.conf")
-        with open(config, "w") as f:
-            f.write("\n".join(lines) + "\n")
-        release_port(self.port)  # mosquitto binds it itself
-        self.proc = procs.spawn([MOSQUITTO, "-c", config], stdout=subprocess.DEVNULL,
-                                stderr=open(os.path.join(self.dir, "stderr"), "wb"))
-        if not procs.wait_listening(self.port, 10):
-            self.stop()
-            raise RuntimeError(f"mosquitto did not listen on {self.port}: {self.log_tail()}")
-
-    def url(self, topic: str) -> str:
-        return f"mqtt://127.0.0.1:{self.port}/{topic}"
-
-    def cpu(self):
-        return proc_cpu(self.proc.pid)
-
-    def memory(self) -> dict:
-        return {key: proc_status_kb(self.proc.pid, key) for key in ("VmHWM", "RssAnon")}
-
-    def log_tail(self) -> str:
-        try:
-            with open(self.log_path, "rb") as f:
-                return f.read().decode(errors="replace").strip().replace("\n", " | ")[-400:]
-        except OSError:
-            return ""
-
-    def wait_subscribed(self, client_id: str, timeout: float = 10) -> bool:
-        """Whether the broker logged a subscription of `client_id` ("ID QOS TOPIC") in time."""
-        wanted = f": {client_id} ".encode()
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            try:
-                with open(self.log_path, "rb") as f:
-                    if wanted in f.read():
-                        return True
-            except OSError:
-                pass
-            time.sleep(0.01)
-        return False
-
-    def stop(self):
-        procs.stop(self.proc)
+from support import processes as procs  # scripts/support
+from support.mqtt_broker import MOSQUITTO_PUB, MOSQUITTO_SUB, Broker, missing  # noqa: F401 (the parts' imports)
 
 
 class Subscriber:
@@ -137,5 +57,5 @@ class Subscriber:
             return f.read().splitlines()
 
     def stop(self):
-        procs.stop(self.proc)
+        procs.terminate(self.proc, 2)
         self.done.wait(5)

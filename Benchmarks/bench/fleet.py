@@ -4,7 +4,7 @@
 (`flood_gpsd -r HZ -o I`: TPV + SKY at `--fleet-rate` Hz, track I, the emulators spread over
 one period by -P), each `loctrack stream --publish mqtt://127.0.0.1:PORT/fleet/devNN --client-id
 devNN --spool DIR/devNN --qos 1 --format json --no-reconnect`, for `--fleet-seconds` seconds,
-all into one mosquitto (bench/broker.py). A subscriber on `fleet/#` (`mosquitto_sub -q 1 -v`)
+all into one mosquitto (scripts/support/mqtt_broker.py). A subscriber on `fleet/#` (`mosquitto_sub -q 1 -v`)
 checks that every fix of every device arrived: per device the count, the order of the TPV
 times, and that its first fix lies on its own track (run.py exits 1 otherwise). Figures:
 messages per second overall (all messages / first spawn to the subscriber having them all),
@@ -23,7 +23,7 @@ from .broker import Broker, Subscriber
 from .findings import log, note, warn
 from .flood import start_emulator, stderr_tail
 from .measure import median, run_measured
-from . import procs
+from support import processes as procs  # scripts/support
 from .publish import STREAM_EXIT, arrival_problem, can_publish, folder_bytes, publish_argv, spool_pending
 from .report import fmt
 
@@ -73,7 +73,7 @@ def run_fleet(opts, workdir: str):
     emulators, results = [], [None] * devices
     broker = subscriber = None
     try:
-        broker = Broker(base)
+        broker = Broker(os.path.join(base, "broker"))
         subscriber = Subscriber(broker, "fleet/#", total, os.path.join(base, "arrived.out"), "fleet-sub",
                                 verbose=True)
         period_ms = 1000 / rate
@@ -105,7 +105,7 @@ def run_fleet(opts, workdir: str):
             if proc:
                 proc.stop()
         for emulator, _ in emulators:
-            procs.stop(emulator)
+            procs.terminate(emulator, 2)
     problems = check_devices(lines, devices, epochs)
     for problem in problems[:10]:
         warn(f"fleet: {problem}")

@@ -14,7 +14,7 @@ import select
 import subprocess
 import time
 
-from . import procs
+from support import processes as procs  # scripts/support
 from .clients import C_CLIENT, LOCTRACK, SWIFT_PORT, rotate
 from .findings import log, warn
 from .measure import MemoryPeak, run_measured, status_kb
@@ -31,7 +31,7 @@ def start_emulator(emulator: str, args) -> tuple[subprocess.Popen, int]:
     ready, _, _ = select.select([proc.stdout], [], [], 10)
     line = proc.stdout.readline() if ready else b""
     if not line.strip().isdigit():
-        procs.stop(proc)
+        procs.terminate(proc, 2)
         raise RuntimeError("flood_gpsd did not print its port")
     return proc, int(line)
 
@@ -66,7 +66,7 @@ def flood_run(opts, client, workload: str, workdir: str):
                  private_mb=None if m["private_kb"] is None else m["private_kb"] / 1024, out=out_path)
         return m
     finally:
-        procs.stop(emulator)
+        procs.terminate(emulator, 2)
 
 
 def difference(loctrack_path: str, c_path: str, name: str = LOCTRACK):
@@ -156,4 +156,4 @@ def run_long(opts, clients: dict, workdir: str):
                 f"VmHWM {hwm_kb / 1024 if hwm_kb else 0:.1f} MB")
         return {"marks": marks, "lines": lines}
     finally:
-        procs.stop(emulator)
+        procs.terminate(emulator, 2)

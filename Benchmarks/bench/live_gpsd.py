@@ -23,28 +23,21 @@ import threading
 import time
 import tty
 
-from support.processes import free_port, release_port  # scripts/support, on sys.path via run.py
-
-from . import procs
+from support import processes as procs  # scripts/support, on sys.path via run.py
+from support.gpsd_replay import nmea
+from support.processes import free_port, release_port
 
 SHM_BASE = 0x47700000  # gpsd's SHM export key per port, as gpsfake derives it ('Gp' + port)
 EPOCH_LAG_NS = 100_000_000  # a receiver reports an epoch this long after its second
-
-
-def nmea(body: str) -> bytes:
-    checksum = 0
-    for ch in body.encode():
-        checksum ^= ch
-    return f"${body}*{checksum:02X}\r\n".encode()
 
 
 def epoch_sentences(when: datetime.datetime, k: int) -> bytes:
     """One 1 Hz epoch of a receiver walking north-east: GGA, GSA, RMC."""
     hms, date = when.strftime("%H%M%S") + ".00", when.strftime("%d%m%y")
     lat, lon = f"38{6.62964 + k * 0.00006:08.5f}", f"122{37.61382 + k * 0.00008:08.5f}"
-    return (nmea(f"GPGGA,{hms},{lat},N,{lon},W,1,08,0.9,83.1,M,-29.5,M,,")
-            + nmea("GPGSA,A,3,13,16,18,20,26,29,44,51,,,,,1.5,0.9,1.2")
-            + nmea(f"GPRMC,{hms},A,{lat},N,{lon},W,0.5,54.7,{date},13.4,E,A"))
+    bodies = (f"GPGGA,{hms},{lat},N,{lon},W,1,08,0.9,83.1,M,-29.5,M,,", "GPGSA,A,3,13,16,18,20,26,29,44,51,,,,,1.5,0.9,1.2",
+              f"GPRMC,{hms},A,{lat},N,{lon},W,0.5,54.7,{date},13.4,E,A")
+    return "".join(nmea(body) + "\r\n" for body in bodies).encode()
 
 
 class PtyFeeder(threading.Thread):
@@ -126,7 +119,7 @@ class LiveGpsd:
 
     def __exit__(self, *_):
         if self.proc:
-            procs.stop(self.proc, grace=2)
+            procs.terminate(self.proc, 2)
         # gpsd 3.22 cannot remove its SHM export segment after dropping privileges.
         try:
             subprocess.run(["ipcrm", "-M", hex(SHM_BASE | (self.port & 0xFFFF))], stderr=subprocess.DEVNULL,

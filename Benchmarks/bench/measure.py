@@ -8,7 +8,7 @@ import statistics
 import subprocess
 import time
 
-from . import procs
+from support import processes as procs  # scripts/support
 
 
 # --------------------------------------------------------------------------- threads
@@ -195,7 +195,7 @@ def run_measured(stages, stdout, stderr, timeout: float, scratch: str, sample_s:
             os.close(fd)
     if pidfds:
         for proc in started:
-            procs.stop(proc)
+            procs.terminate(proc, 2)
         return None
     if HAVE_TIME:
         rss = []

@@ -28,7 +28,7 @@ from .findings import log, warn
 from .flood import WORKLOADS, start_emulator, stderr_tail
 from .geofences import circle_on_track, write_polygons
 from .measure import median, ratio, run_measured
-from . import procs
+from support import processes as procs  # scripts/support
 from .report import fmt, verdict
 
 NAME = "bench"  # the monitor's name
@@ -104,7 +104,7 @@ def measured_run(opts, clients, variant: str, workload: str, geojson: str, workd
         with open(out_path, "wb") as out, open(err_path, "wb") as err:
             m = run_measured(stages, out, err, opts.monitor_timeout, workdir, env=env)
     finally:
-        procs.stop(emulator)
+        procs.terminate(emulator, 2)
     if m is None:
         warn(f"{workload}: {variant} did not finish {epochs} epochs within {opts.monitor_timeout:.0f} s")
         return None

@@ -22,7 +22,7 @@ import select
 import subprocess
 import time
 
-from . import procs
+from support import processes as procs  # scripts/support
 from .clients import C_CLIENT, GPSPIPE, LOCTRACK, PYTHON, rotate
 from .findings import log, warn
 from .live_gpsd import LiveGpsd, PtyFeeder
@@ -58,7 +58,7 @@ def start_together(runs: dict, at_ns: int, workdir: str, timeout: float) -> dict
                              "age": fix_age(client, data)}
     for name, client, proc, out, _ in started.values():
         warn(f"once: {name} did not exit within {timeout:.0f} s")
-        procs.stop(proc)
+        procs.terminate(proc, 2)
         out.close()
     for fd in started:
         os.close(fd)
@@ -105,7 +105,7 @@ def run_once_warm(opts, clients: dict, workdir: str):
             try:
                 return warm_rounds(opts, clients, names, gpsd, watcher_out, workdir)
             finally:
-                procs.stop(watcher)
+                procs.terminate(watcher, 2)
     except RuntimeError as error:  # gpsd did not start
         warn(f"once warm: {error}")
         return None

@@ -8,7 +8,7 @@
                               -p PORT -t bench -l -q 1` (no spool: what it cannot send is lost)
 
 Both on the floods (flood-tpv, flood-sky; the floods part's N epochs), in an order that
-rotates round by round, each run with a fresh broker (bench/broker.py) and a subscriber
+rotates round by round, each run with a fresh broker (scripts/support/mqtt_broker.py) and a subscriber
 (`mosquitto_sub -q 1 -C N`) that listens before anything is published. The emulator keeps
 the connection open after its N epochs (-l) and is stopped once the subscriber has them all:
 loctrack waits only 2 s for acknowledgements after gpsd goes away (the rest stays in its
@@ -35,7 +35,7 @@ from .clients import TIME_RE, TPV_START, rounds_of
 from .findings import log, note, warn
 from .flood import WORKLOADS, start_emulator, stderr_tail
 from .measure import median, ratio, run_measured
-from . import procs
+from support import processes as procs  # scripts/support
 from .report import fmt, verdict
 
 PUBLISH, BOTH, PIPELINE = "loctrack --publish", "loctrack --publish --output", "loctrack | mosquitto_pub"
@@ -121,7 +121,7 @@ def spool_pending(path: str):
 def publish_run(opts, variant: str, workload: str, workdir: str):
     """One publisher, a fresh broker and subscriber, one flood. Returns its measurements, or None."""
     epochs = opts.publish_messages
-    broker = Broker(workdir)
+    broker = Broker(os.path.join(workdir, "broker"))
     spool = os.path.join(workdir, "spool")
     shutil.rmtree(spool, ignore_errors=True)
     track = os.path.join(workdir, "track.json")
@@ -133,7 +133,7 @@ def publish_run(opts, variant: str, workload: str, workdir: str):
         subscriber = Subscriber(broker, TOPIC, epochs, os.path.join(workdir, "arrived.out"), "bench-sub")
         emulator, port = start_emulator(opts.emulator, ["-n", epochs, "-C", 1, "-l", ARRIVAL_TIMEOUT]
                                         + WORKLOADS[workload])
-        subscriber.on_done = lambda: procs.stop(emulator)  # all arrived: gpsd goes away, the publisher ends
+        subscriber.on_done = lambda: procs.terminate(emulator, 2)  # all arrived: gpsd goes away, the publisher ends
         stages = stages_of(opts, variant, broker, spool, f"127.0.0.1:{port}", track)
         broker_before = broker.cpu()
         start = time.monotonic_ns()
@@ -151,7 +151,7 @@ def publish_run(opts, variant: str, workload: str, workdir: str):
             if proc:
                 proc.stop()
         if emulator:
-            procs.stop(emulator)
+            procs.terminate(emulator, 2)
     if m is None:
         warn(f"publish {workload}: {variant} did not finish {epochs} epochs within {opts.flood_timeout:.0f} s")
         return None

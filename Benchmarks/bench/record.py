@@ -30,7 +30,7 @@ from .clients import rounds_of
 from .findings import log, warn
 from .flood import WORKLOADS, start_emulator, stderr_tail
 from .measure import median, ratio, run_measured
-from . import procs
+from support import processes as procs  # scripts/support
 from .report import fmt
 
 REDIRECT_GPX, OUTPUT_GPX, GPXLOGGER = "stream --format gpx > FILE", "--output FILE.gpx", "gpxlogger -f FILE.gpx"
@@ -86,7 +86,7 @@ def measured_run(opts, variant: str, workload: str, workdir: str):
         with open(path if to_file else os.devnull, "wb") as out, open(err_path, "wb") as err:
             m = run_measured(stages, out, err, opts.flood_timeout, workdir)
     finally:
-        procs.stop(emulator)
+        procs.terminate(emulator, 2)
     if m is None:
         warn(f"record {workload}: {variant} did not finish {epochs} epochs within {opts.flood_timeout:.0f} s")
         return None
@@ -116,14 +116,14 @@ def kill_check(opts, variant: str, workdir: str, rng: random.Random) -> int:
             time.sleep(rng.uniform(0.05, 0.3))
             proc.send_signal(signal.SIGKILL)
             try:
-                proc.wait(procs.KILL_WAIT)
+                proc.wait(10)
             except subprocess.TimeoutExpired:
-                warn(f"record: the SIGKILLed loctrack (pid {proc.pid}) was not reaped within {procs.KILL_WAIT:g} s")
+                warn(f"record: the SIGKILLed loctrack (pid {proc.pid}) was not reaped within 10 s")
         deadline = time.monotonic() + 10  # loctrack's track writer finishes and exits on its own
         while time.monotonic() < deadline and any(b"__record-writer" in c and path.encode() in c
                                                    for c in procs_cmdlines()):
             time.sleep(0.01)
-        procs.stop(emulator)
+        procs.terminate(emulator, 2)
         whole += points_in(path, variant) is not None
     return whole
 

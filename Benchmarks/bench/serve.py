@@ -38,7 +38,7 @@ from pathlib import Path
 from .findings import log, note, warn
 from .flood import start_emulator
 from .measure import median, percentile
-from . import procs
+from support import processes as procs  # scripts/support
 from .report import fmt, verdict
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -123,7 +123,7 @@ def run_serve_sse(opts, workdir: str):
             fleet.close()
         if serve is not None:
             serve.stop()
-        procs.stop(emulator)
+        procs.terminate(emulator, 2)
     result["stalled"] = run_stalled(opts, base)
     return result
 
@@ -142,7 +142,7 @@ def run_stalled(opts, base: str):
         samples = [start_rss]
         cut, last_cut_rss = watch_cut_offs(fleet.stalled(), serve.rss_kb, samples, cap=opts.serve_stall_cap, grace=2,
                                            feeding=lambda: emulator.poll() is None)
-        procs.stop(emulator)
+        procs.terminate(emulator, 2)
         fleet.wait_quiet()
         samples.append(serve.rss_kb() or 0)
         fleet.stop()
@@ -172,7 +172,7 @@ def run_stalled(opts, base: str):
             fleet.close()
         if serve is not None:
             serve.stop()
-        procs.stop(emulator)
+        procs.terminate(emulator, 2)
 
 
 def page_python() -> str | None:
@@ -243,7 +243,7 @@ def run_serve_day(opts, workdir: str):
     finally:
         if serve is not None:
             serve.stop()
-        procs.stop(emulator)
+        procs.terminate(emulator, 2)
 
 
 def serve_section(opts, sse, day) -> list[str]:

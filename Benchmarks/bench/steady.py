@@ -18,7 +18,7 @@ import select
 import subprocess
 import time
 
-from . import procs
+from support import processes as procs  # scripts/support
 from .clients import JQ, rotate
 from .findings import log, note, warn
 from .flood import start_emulator
@@ -119,8 +119,8 @@ def run_paced(opts, clients: dict, workdir, rate: float, window_s: float, round_
                 warn(f"paced {rate:g} Hz: {name}'s emulator did not exit within 10 s of its client")
     finally:
         for run in runs.values():
-            procs.stop(run["proc"], grace=1)
-            procs.stop(run["emulator"], grace=1)
+            procs.terminate(run["proc"], 1)
+            procs.terminate(run["emulator"], 1)
     return {name: window_figures(name, run, rate, epochs) for name, run in runs.items()}
 
 

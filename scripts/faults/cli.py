@@ -16,7 +16,6 @@ from typing import Callable, List, Optional
 from support.processes import cleanup_all
 
 from .device import fault_8
-from .flood import python_flood
 from .framing import fault_4
 from .gpsd_missing import fault_1, fault_2
 from .harness import ROOT, Context, Result, load_average, now
@@ -159,12 +158,10 @@ def find_flood(explicit: Optional[str]) -> Optional[str]:
 
 def main(argv: Optional[List[str]] = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] == ["--python-flood"]:
-        return python_flood(int(argv[1]), float(argv[2]), int(argv[3]), float(argv[4]), int(argv[5]))
     parser = argparse.ArgumentParser(prog="faults", description="loctrack's fault-injection suite (docs/faults.md).")
     parser.add_argument("--loctrack", default=os.environ.get("LOCTRACK", str(ROOT / ".build/release/loctrack")))
     parser.add_argument("--flood", help="flood_gpsd binary, built from scripts/support/flood_gpsd.c (default: .build/flood_gpsd, then "
-                        "Benchmarks/bin/flood_gpsd; else a Python flood)")
+                        "Benchmarks/bin/flood_gpsd)")
     parser.add_argument("--only", help="comma-separated faults, e.g. 1,4,10 (12 is the long one)")
     parser.add_argument("--long", action="store_true", help="also run fault 12 (a million fixes)")
     parser.add_argument("--jobs", type=int, default=4, help="faults run side by side (default 4); the "
@@ -196,9 +193,12 @@ def main(argv: Optional[List[str]] = None) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     flood = find_flood(args.flood)
+    if flood is None:
+        print("faults: no flood_gpsd binary (make faults builds it from scripts/support/flood_gpsd.c)", file=sys.stderr)
+        return 2
     ctx = Context(args.loctrack, flood, out, args.stall, args.stall_gpsd, args.seed)
     print("faults: loctrack %s; flood %s; load %s; artifacts in %s" % (
-        args.loctrack, flood or "python (flood_gpsd not built)", load_average(), out), flush=True)
+        args.loctrack, flood, load_average(), out), flush=True)
     started = now()
     results: List[Result] = []
     print_lock = threading.Lock()

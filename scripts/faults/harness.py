@@ -38,7 +38,7 @@ class Context:
     """The run's settings: the binaries, the artifacts folder, how long the stalls last, the seed
     of random choices (None: a random one, which the fault reports)."""
 
-    def __init__(self, loctrack: str, flood: Optional[str], out: Path, stall: float, stall_gpsd: float = 40.0,
+    def __init__(self, loctrack: str, flood: str, out: Path, stall: float, stall_gpsd: float = 40.0,
                  seed: Optional[int] = None):
         self.loctrack = loctrack
         self.flood = flood

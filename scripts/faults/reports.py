@@ -26,11 +26,11 @@ def epoch_time(k: int, step: float = 1.0) -> str:
 
 
 def tpv(k: int, device: str = DEVICE, step: float = 1.0, mode: int = 3, when: Optional[str] = None,
-        altitude: bool = True, walk: float = 1e-5) -> bytes:
-    """A gpsd 3.22 TPV for epoch k (distinct time and position per epoch: 1.2 walk degrees north
-    and 1.5 east of epoch k - 1; flood_gpsd's walk is 1e-6)."""
-    lat = 38.110494 + k * 1.2 * walk
-    lon = -122.626897 + k * 1.5 * walk
+        altitude: bool = True) -> bytes:
+    """A gpsd 3.22 TPV for epoch k (distinct time and position per epoch: 1.2e-5 degrees north
+    and 1.5e-5 east of epoch k - 1; flood_gpsd's walk is a tenth of that)."""
+    lat = 38.110494 + k * 1.2e-5
+    lon = -122.626897 + k * 1.5e-5
     text = ('{"class":"TPV","device":"%s","status":2,"mode":%d,"time":"%s","ept":0.005,'
             '"lat":%.9f,"lon":%.9f,' % (device, mode, when or epoch_time(k, step), lat, lon))
     if altitude and mode == 3:

@@ -1,13 +1,15 @@
 """What the test tools share (scripts/*.py, scripts/faults/, scripts/ha/, scripts/serve/, Benchmarks/run.py): Python 3 standard library only.
 
-processes      children in sessions of their own, killed as a group, all ended at exit; loopback ports
+processes      children in sessions of their own, killed as a group, all ended at exit (or on SIGTERM/SIGINT),
+               wait4 with a timeout; loopback ports (the test tools and the bench)
 procfs         what /proc says about processes: CPU time, memory, context switches, connections; who listens
-scripted_gpsd  the scripted gpsd (FakeGpsd): conformance, quirks, the faults and their Python flood;
-               scripts/fake_gpsd.py is its command line
+scripted_gpsd  the scripted gpsd (FakeGpsd) of the Python tools: quirks, the faults, serve's load test
 gpsd_session   one client of the scripted gpsd: the banner, the replay, the answers to requests
 fix_check      gpsd's epochs, loctrack's fixes checked against them (conformance)
-flood_gpsd.c   the flood gpsd emulator, in C (the benchmark and the faults compile and run it)
-gpsd_replay    gpsfake + a real gpsd replaying a recording; gpspipe as the witness of what it sent
+flood_gpsd.c   the flood gpsd emulator, in C, the one flood generator (the benchmark and the faults run it)
+gpsd_replay    gpsfake + a real gpsd replaying a recording; gpspipe as the witness of what it sent;
+               nmea(), the one NMEA sentence writer of the Python tools (the bench, demo/make-track.py)
+mqtt_broker    a mosquitto of the test's own, its subscribers and publishers (scripts/ha, the bench)
 serve_process  `loctrack serve` as a process: started, listening, its CPU and memory (scripts/serve, the bench)
 http_raw       HTTP/1.1 over a plain socket, the bytes written as they are (malformed requests included)
 sse_clients    event-stream clients, many read by one thread; stalled ones that never read

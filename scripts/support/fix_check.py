@@ -264,11 +264,9 @@ def compare(way: str, log: str, epochs: Dict[tuple, Epoch], nonfix: Dict[tuple, 
 
 # -- report ----------------------------------------------------------------------------
 
-def print_table(title: str, outcomes: List[Outcome], live: bool) -> None:
-    columns = ["log", "TPVs", "epochs", "fixes", "exact", "missing", "extra", "dup", "fielddiff", "warn", "exit"]
-    if live:
-        columns.append("vs capture")
-    columns += ["secs", "result"]
+def print_table(title: str, outcomes: List[Outcome]) -> None:
+    columns = ["log", "TPVs", "epochs", "fixes", "exact", "missing", "extra", "dup", "fielddiff", "warn", "exit",
+               "vs capture", "secs", "result"]
     rows = []
     totals = dict(TPVs=0, epochs=0, fixes=0, exact=0, missing=0, extra=0, dup=0, fielddiff=0, warn=0)
     for o in outcomes:
@@ -291,7 +289,7 @@ def print_table(title: str, outcomes: List[Outcome], live: bool) -> None:
     total = dict(totals, log="total (%d logs)" % len(outcomes), exit="", secs="",
                  result="%d ok, %d failed%s" % (len(outcomes) - failed - skipped, failed,
                                                 ", %d skipped" % skipped if skipped else ""))
-    total["vs capture"] = "%d same" % sum(1 for o in outcomes if o.vs_capture == "same") if live else ""
+    total["vs capture"] = "%d same" % sum(1 for o in outcomes if o.vs_capture == "same")
     rows.append([str(total[c]) for c in columns])
     widths = [max(len(c), *(len(r[i]) for r in rows)) for i, c in enumerate(columns)]
     print()

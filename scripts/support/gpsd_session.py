@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import re
 import socket
-import struct
 import threading
 import time
 from typing import Callable, List, Optional
@@ -57,14 +56,13 @@ class Session:
         self.server = server
         self.sock = sock
         self.record = record
-        self.end = server.line_end
+        self.end = b"\n"
         self.send_lock = threading.Lock()
         self.watch = threading.Event()
         self.client_closed = threading.Event()
         self.last = {}  # class -> last line sent, for ?POLL
         if server.poll_tpv:
             self.last["TPV"] = server.poll_tpv
-        self.pending: List[bytes] = []  # burst: lines not written yet
         self.readers: List[threading.Thread] = []  # the threads that recv() on sock: close() waits for them
 
     def send(self, data: bytes) -> None:
@@ -86,8 +84,8 @@ class Session:
             self._not_gpsd()
             return
         self.send(server.banner + self.end)
-        self._start_reader(self._read_requests, "fake_gpsd-reader")
-        if server.require_watch and not self._wait_watch():
+        self._start_reader(self._read_requests, "scripted_gpsd-reader")
+        if not self._wait_watch():
             return
         record.watched = True
         record.mark("watch")
@@ -115,49 +113,28 @@ class Session:
         return True
 
     def _replay(self) -> bool:
-        """Sends the script's lines; False if the session ended during it (hung up on purpose,
-        client closed, server stopped: the record says which)."""
+        """Sends the script's lines; False if the session ended during it (client closed,
+        server stopped: the record says which)."""
         server, record = self.server, self.record
         previous_time = None
         rest_of_split = b""
-        epoch = -1  # epoch_rate: the index of the epoch being sent (a TPV with a new time starts one)
-        started = None
         for index, line in enumerate(server.script()):
-            if server.hangup_after is not None and index >= server.hangup_after:
-                self._flush_burst()
-                if server.partial_line:
-                    self.send(line[: max(1, len(line) // 2)])
-                record.ended = "hung up after %d lines" % index
-                record.mark("hangup %d" % index)
-                self._hang_up()
-                return False
             if self._stopping():
                 record.ended = "server stopped"
                 return False
             if self.client_closed.is_set():
                 record.ended = "client closed"
                 return False
-            if index > 0 and server.line_delay > 0 and not server.burst:
+            if index > 0 and server.line_delay > 0:
                 time.sleep(server.line_delay)
             kind = report_class(line)
-            if kind == "TPV" and (server.epoch_delay > 0 and not server.burst or server.epoch_rate > 0):
+            if kind == "TPV" and server.epoch_delay > 0:
                 current = report_time(line)
-                if current is not None and current != previous_time:
-                    if server.epoch_rate > 0:
-                        epoch += 1
-                        started = time.monotonic() if started is None else started
-                        delay = started + epoch / server.epoch_rate - time.monotonic()
-                        if delay > 0:
-                            self._flush_burst()
-                            if not self._sleep(delay):
-                                record.ended = self._gone()
-                                return False
-                    elif previous_time is not None:
-                        time.sleep(server.epoch_delay)
+                if current is not None and current != previous_time and previous_time is not None:
+                    time.sleep(server.epoch_delay)
                 if current is not None:
                     previous_time = current
             if index in server.pauses:
-                self._flush_burst()
                 if server.split_pause:
                     half = max(1, len(line) // 2)
                     self.send(line[:half])
@@ -170,24 +147,12 @@ class Session:
             if rest_of_split:
                 self.send(rest_of_split + self.end)
                 line, rest_of_split = line + rest_of_split, b""
-            elif server.burst:
-                self.pending.append(line + self.end)
-                if server.burst_lines and len(self.pending) >= server.burst_lines:
-                    self._flush_burst()
             else:
                 self.send(line + self.end)
             record.lines_sent += 1
             if kind:
                 self.last[kind] = line
-        self._flush_burst()
         return True
-
-    def _flush_burst(self) -> None:
-        """burst: writes the lines gathered since the last write in one sendall."""
-        if self.pending:
-            data, self.pending = b"".join(self.pending), []
-            self.send(data)
-            self.record.mark("burst %d" % data.count(b"\n"))
 
     def _sleep(self, seconds: Optional[float]) -> bool:
         """Stays silent `seconds` (None: until the client closes or the server stops); False if
@@ -203,7 +168,7 @@ class Session:
     def _not_gpsd(self) -> None:
         """A peer that is not gpsd: its own greeting (or nothing), no answers, never a VERSION."""
         server, record = self.server, self.record
-        self._start_reader(self._discard_requests, "fake_gpsd-discard")
+        self._start_reader(self._discard_requests, "scripted_gpsd-discard")
         next_chatter = time.monotonic()
         while not self.client_closed.is_set() and not self._stopping():
             if server.not_gpsd and time.monotonic() >= next_chatter:
@@ -226,7 +191,7 @@ class Session:
         mid-replay), so that the client sees it end now.
 
         A plain close() while the reader thread is blocked in recv() does not release the socket:
-        the kernel sends no FIN (nor the RST of `reset`) until that recv returns, which for a client
+        the kernel sends no FIN until that recv returns, which for a client
         waiting silently for gpsd is never, and stop() no longer lists the socket once the session
         is over. shutdown(SHUT_RD) ends the recv and sends nothing; the reader is joined, so no
         thread uses the descriptor's number after the close (it may be another socket's by then)."""
@@ -262,9 +227,6 @@ class Session:
         self._receive(lambda chunk: self.record.commands.append(chunk.decode("utf-8", "replace").strip()))
 
     def _hang_up(self) -> None:
-        if self.server.reset:
-            self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-            return  # close() (from FakeGpsd._serve) sends the RST
         # Orderly: FIN after everything sent, then wait (briefly) for the client to
         # close, so a request it sends meanwhile cannot turn the close into an RST
         # that would discard data it has not read yet.

@@ -1,8 +1,13 @@
-"""A mosquitto of the test's own on a loopback port, its subscribers and publishers.
+"""A mosquitto of the test's (or the benchmark's) own on a loopback port, its subscribers and
+publishers: the one mosquitto harness of the Python tools (scripts/ha, Benchmarks/).
 
-The broker runs from a test config (listener on 127.0.0.1, anonymous clients, no persistence:
-it lives as long as the test, and retained messages are kept in memory) as `user root`, so a
-test run as root needs no folder the mosquitto user may write (docs: mqtt-facts.md).
+The broker runs from a config of its own in its folder (listener on 127.0.0.1, anonymous clients,
+no persistence: it lives as long as the test, and retained messages are kept in memory), as
+`user root` when run as root, so that it needs no folder the mosquitto user may write (docs:
+mqtt-facts.md), with `max_queued_messages 0`, so that a subscriber slower than a flood is queued
+for rather than dropped (mosquitto's default queues 1,000 QoS 1 messages per client beyond those
+in flight, then drops). Its log (mosquitto.log) records subscriptions: wait_subscribed() tells
+when a client's SUBSCRIBE has reached it.
 A Subscriber is a mosquitto_sub printing every message with its arrival time, retained flag,
 topic and payload (hex, so empty payloads and any bytes survive); its reader thread keeps them,
 and wait_for() waits, with a deadline, for the first one that matches.
@@ -10,13 +15,29 @@ and wait_for() waits, with a deadline, for the first one that matches.
 
 from __future__ import annotations
 
+import os
+import shutil
 import subprocess
 import threading
 import time
 from pathlib import Path
 from typing import Callable, List, Optional, Sequence
 
-from .processes import free_port, kill_group, release_port, spawn, wait_port
+from .processes import free_port, kill_group, release_port, spawn, wait_listening
+from .procfs import proc_cpu, proc_status_kb
+
+MOSQUITTO = shutil.which("mosquitto") or ("/usr/sbin/mosquitto" if os.access("/usr/sbin/mosquitto", os.X_OK) else None)
+MOSQUITTO_PUB, MOSQUITTO_SUB = shutil.which("mosquitto_pub"), shutil.which("mosquitto_sub")
+
+
+def missing() -> List[str]:
+    """What a broker and its clients need and this machine lacks (`make deps` installs them)."""
+    found = []
+    if not MOSQUITTO:
+        found.append("mosquitto (Debian package mosquitto)")
+    if not (MOSQUITTO_PUB and MOSQUITTO_SUB):
+        found.append("mosquitto_pub, mosquitto_sub (Debian package mosquitto-clients)")
+    return found
 
 
 class Message:
@@ -82,23 +103,58 @@ class Subscriber:
 
 
 class Broker:
-    """mosquitto on a free loopback port, started at once; stop() ends it."""
+    """mosquitto on a free loopback port, started at once; stop() ends it. `cpu()` (user + sys so
+    far, s) and `memory()` (VmHWM, RssAnon in kB) are the benchmark's."""
 
     def __init__(self, workdir: Path):
+        workdir = Path(workdir)
         workdir.mkdir(parents=True, exist_ok=True)
         self.port = free_port()
+        self.log_path = workdir / "mosquitto.log"
+        self.log_path.unlink(missing_ok=True)  # a broker before this one in the folder: not its subscriptions
+        lines = ["listener %d 127.0.0.1" % self.port, "allow_anonymous true", "persistence false",
+                 "max_queued_messages 0", "log_dest file %s" % self.log_path]
+        lines += ["log_type %s" % kind for kind in ("error", "warning", "notice", "information", "subscribe")]
+        if os.geteuid() == 0:
+            lines.append("user root")
         self.config = workdir / "mosquitto.conf"
-        self.config.write_text("user root\npersistence false\nallow_anonymous true\n"
-                               "listener %d 127.0.0.1\nlog_dest stderr\nlog_type error\nlog_type warning\n"
-                               % self.port)
+        self.config.write_text("\n".join(lines) + "\n")
         release_port(self.port)  # the reservation's socket must not be there when mosquitto binds
-        self.errors = open(workdir / "mosquitto.err", "wb")
-        self.process = spawn(["mosquitto", "-c", str(self.config)], stdin=subprocess.DEVNULL,
-                             stdout=self.errors, stderr=self.errors)
-        if not wait_port(self.port, 10):
-            self.stop()
-            raise RuntimeError("mosquitto did not listen on 127.0.0.1:%d within 10 s" % self.port)
         self._subscribers: List[Subscriber] = []
+        with open(workdir / "mosquitto.err", "wb") as errors:
+            self.process = spawn([MOSQUITTO or "mosquitto", "-c", str(self.config)], stdin=subprocess.DEVNULL,
+                                 stdout=errors, stderr=errors)
+        if not wait_listening(self.port, 10):
+            self.stop()
+            raise RuntimeError("mosquitto did not listen on 127.0.0.1:%d within 10 s: %s" % (self.port, self.log_tail()))
+
+    def url(self, topic: str) -> str:
+        return "mqtt://127.0.0.1:%d/%s" % (self.port, topic)
+
+    def cpu(self) -> Optional[float]:
+        return proc_cpu(self.process.pid)
+
+    def memory(self) -> dict:
+        return {key: proc_status_kb(self.process.pid, key) for key in ("VmHWM", "RssAnon")}
+
+    def log_tail(self) -> str:
+        try:
+            return self.log_path.read_bytes().decode(errors="replace").strip().replace("\n", " | ")[-400:]
+        except OSError:
+            return ""
+
+    def wait_subscribed(self, client_id: str, timeout: float = 10) -> bool:
+        """Whether the broker logged a subscription of `client_id` ("ID QOS TOPIC") in time."""
+        wanted = (": %s " % client_id).encode()
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                if wanted in self.log_path.read_bytes():
+                    return True
+            except OSError:
+                pass
+            time.sleep(0.01)
+        return False
 
     def subscribe(self, *topics: str) -> Subscriber:
         subscriber = Subscriber(self.port, topics)
@@ -116,7 +172,6 @@ class Broker:
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
     def stop(self) -> None:
-        for subscriber in getattr(self, "_subscribers", []):
+        for subscriber in self._subscribers:
             subscriber.close()
         kill_group(self.process)
-        self.errors.close()

@@ -11,12 +11,16 @@ from __future__ import annotations
 import atexit
 import os
 import random
+import select
 import signal
 import socket
 import subprocess
+import sys
 import threading
 import time
 from typing import Dict, List, Optional, Sequence, Set, Tuple
+
+from .procfs import listening
 
 _live: List[subprocess.Popen] = []
 _live_lock = threading.Lock()
@@ -71,6 +75,34 @@ def cleanup_all() -> None:
 atexit.register(cleanup_all)
 
 
+def cleanup_on_signals() -> None:
+    """SIGTERM and SIGINT end every child spawn() started, then the program (exit 128 + signal)."""
+    def on_signal(number, _frame):
+        cleanup_all()
+        sys.exit(128 + number)
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+
+
+def wait_rusage(process: subprocess.Popen, timeout: float):
+    """wait4 with a timeout (via a pidfd): (exit code, rusage, monotonic ns at exit), or None.
+    wait4's rusage is the child's own (plus any children it waited for)."""
+    descriptor = os.pidfd_open(process.pid)
+    try:
+        ready, _, _ = select.select([descriptor], [], [], timeout)
+        return reap(process) if ready else None
+    finally:
+        os.close(descriptor)
+
+
+def reap(process: subprocess.Popen):
+    """wait4 on a child known to have exited: (exit code, rusage, monotonic ns)."""
+    _, status, usage = os.wait4(process.pid, 0)
+    end = time.monotonic_ns()
+    process.returncode = os.waitstatus_to_exitcode(status)
+    return process.returncode, usage, end
+
+
 # -- loopback ports ----------------------------------------------------------------------------
 
 _port_lock = threading.Lock()
@@ -120,6 +152,17 @@ def release_port(port: int) -> None:
         holder = _reservations.pop(port, None)
     if holder is not None:
         holder.close()
+
+
+def wait_listening(port: int, timeout: float) -> bool:
+    """Whether something listens on loopback port within timeout seconds, read from /proc: no
+    connection is made, so a gpsd that must stay without clients (a cold `once`) sees none."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if listening(port):
+            return True
+        time.sleep(0.02)
+    return False
 
 
 def wait_port(port: int, timeout: float) -> bool:

@@ -1,10 +1,10 @@
 """The scripted gpsd: gpsd on loopback TCP, saying what a script says (standard library only).
 
-The one scripted gpsd of the test tools: scripts/conformance.py, scripts/quirks.py and the
-fault-injection suite (scripts/faults) run it in their own process; scripts/fake_gpsd.py is
-its command line (the Swift end-to-end tests start that); the faults' Python flood (the
-stand-in for flood_gpsd.c, scripts/support/flood_gpsd.c) is this server with a generated
-script. The client's side of the wire (banner, replay, answers to requests): gpsd_session.py.
+The one scripted gpsd of the Python tools: scripts/quirks.py, the fault-injection suite
+(scripts/faults) and scripts/serve's load test run it in their own process. (The Swift tests
+have theirs in process, Tests/LocTrackTests/Support/SocketpairGPSD.swift; floods come from
+scripts/support/flood_gpsd.c.) The client's side of the wire (banner, replay, answers to
+requests): gpsd_session.py.
 
 It speaks just enough of gpsd's JSON protocol (`man gpsd_json`) for a client
 such as loctrack, and replays a recorded JSON-lines file (e.g. everything
@@ -13,9 +13,8 @@ such as loctrack, and replays a recorded JSON-lines file (e.g. everything
   1. on connect, send the VERSION banner, as gpsd does;
   2. wait for the client's ?WATCH (enable true, the default);
   3. send the script's lines in order, optionally paced;
-  4. after the last line (or after hangup_after N lines) hang up, as gpsd
-     does when it stops: FIN by default, RST with reset, or keep the
-     connection open and silent with linger (a device that went away).
+  4. after the last line hang up, as gpsd does when it stops (FIN), or keep
+     the connection open and silent with linger (a device that went away).
 
 The script is a list of lines, or a function that returns an iterable of them (lines
 generated as they are sent: a million epochs need not be held in memory).  The banner
@@ -24,12 +23,11 @@ is a capture's first line when that line is a VERSION report (from_file), else
 Other requests get gpsd-like answers: ?VERSION the banner, ?DEVICES an empty device
 list, ?POLL the last TPV/SKY sent to that client, anything else an ERROR.
 
-Every wait is bounded: serve_until_done() takes a timeout, a session waits for ?WATCH
-at most watch_timeout seconds, and stop() ends every session (with a `with` block,
-at the block's end).
+Every wait is bounded: a session waits for ?WATCH at most watch_timeout seconds, and
+stop() ends every session (with a `with` block, at the block's end).
 
   from support.scripted_gpsd import FakeGpsd
-  with FakeGpsd.from_file("x.log.gpsd.jsonl", hangup_after=10) as server:
+  with FakeGpsd.from_file("x.log.gpsd.jsonl", epoch_delay=0.1) as server:
       run_client("127.0.0.1:%d" % server.port)
       server.wait_idle(timeout=5)
       print(server.clients[0].commands, server.clients[0].lines_sent)
@@ -37,10 +35,7 @@ at the block's end).
 
 from __future__ import annotations
 
-import os
-import signal
 import socket
-import sys
 import threading
 import time
 from dataclasses import dataclass, field
@@ -48,16 +43,13 @@ from typing import Callable, Iterable, List, Optional
 
 from .gpsd_session import DEFAULT_BANNER, Session, close_quietly, report_class
 
-__all__ = ["DEFAULT_BANNER", "ClientRecord", "FakeGpsd", "load_lines", "report_class", "serve_command_line"]
+__all__ = ["DEFAULT_BANNER", "ClientRecord", "FakeGpsd", "load_lines", "report_class"]
 
 
 def load_lines(path: str) -> List[bytes]:
-    """The non-empty lines of a JSON-lines file, as bytes without line ends ('-' = stdin)."""
-    if path == "-":
-        data = sys.stdin.buffer.read()
-    else:
-        with open(path, "rb") as handle:
-            data = handle.read()
+    """The non-empty lines of a JSON-lines file, as bytes without line ends."""
+    with open(path, "rb") as handle:
+        data = handle.read()
     return [line.rstrip(b"\r") for line in data.split(b"\n") if line.strip()]
 
 
@@ -69,11 +61,11 @@ class ClientRecord:
     commands: List[str] = field(default_factory=list)  # requests received, e.g. '?WATCH={"enable":true}'
     watched: bool = False
     lines_sent: int = 0  # replay lines sent (banner and answers not counted)
-    ended: str = ""  # why the connection ended: "replay done", "hung up after N", "client closed", ...
+    ended: str = ""  # why the connection ended: "replay done", "client closed", ...
     finished: threading.Event = field(default_factory=threading.Event)
     connected_at: float = 0.0  # time.monotonic() at accept
-    # (time.monotonic(), event) at the replay's milestones: "watch", "burst N" (N lines
-    # written at once), "pause N S" (silent after N lines), "resume N", "hangup N".
+    # (time.monotonic(), event) at the replay's milestones: "watch", "pause N S" (silent
+    # after N lines), "resume N".
     timeline: List[tuple] = field(default_factory=list)
 
     def mark(self, event: str) -> None:
@@ -95,41 +87,27 @@ class FakeGpsd:
       line_delay    seconds to sleep before every replay line after the first
       epoch_delay   seconds to sleep before a TPV whose time differs from the
                     previous TPV's (paces a replay by GPS epoch)
-      hangup_after  hang up after this many replay lines (None: after all)
-      partial_line  with hangup_after: first send half of the next line, no newline
-      reset         hang up with a TCP RST instead of an orderly FIN
       linger        after the last line keep the connection open and silent for
                     this many seconds (-1: until the client closes), then hang up
       send_banner   False: accept and close at once, no banner (gpsd out of client slots)
-      require_watch False: start the replay right after the banner, without ?WATCH
       max_clients   stop accepting after this many connections (None: unlimited)
-      log           callable(str) for progress messages, or None
       pauses        {N: S}: after N replay lines stay connected and silent S seconds
       split_pause   with pauses: send the first half of the line after a pause before it
                     (half a line, then nothing), the rest after it
-      burst         write the lines between pauses (and before a hang-up) with one
-                    sendall; line_delay and epoch_delay are then not applied
       not_gpsd      bytes: greet with these instead of a VERSION banner, answer
                     nothing, keep the connection until the client closes (b"": silent)
       chatter       with not_gpsd: send not_gpsd again every `chatter` seconds (0: without pause)
       poll_tpv      the TPV line ?POLL answers before the replay has sent a TPV
       watch_timeout seconds a session waits for the client's ?WATCH (then it hangs up)
-      epoch_rate    Hz: epoch k (a TPV with a new time starts an epoch) is sent at
-                    first + k / epoch_rate, also with burst (the lines gathered so far
-                    are written before each wait); epoch_delay is then not applied
-      burst_lines   with burst: also write whenever this many lines are gathered
-      line_end      what ends each line sent (gpsd 3.22 sends b"\\r\\n"; default b"\\n")
     """
 
     def __init__(self, lines: Iterable, *, host: str = "127.0.0.1", port: int = 0,
                  banner: bytes = DEFAULT_BANNER, line_delay: float = 0.0, epoch_delay: float = 0.0,
-                 hangup_after: Optional[int] = None, partial_line: bool = False, reset: bool = False,
-                 linger: Optional[float] = None, send_banner: bool = True, require_watch: bool = True,
-                 max_clients: Optional[int] = None, log=None, pauses: Optional[dict] = None,
-                 split_pause: bool = False, burst: bool = False, not_gpsd: Optional[bytes] = None,
+                 linger: Optional[float] = None, send_banner: bool = True,
+                 max_clients: Optional[int] = None, pauses: Optional[dict] = None,
+                 split_pause: bool = False, not_gpsd: Optional[bytes] = None,
                  chatter: Optional[float] = None, poll_tpv: Optional[bytes] = None,
-                 watch_timeout: float = 120.0, epoch_rate: float = 0.0, burst_lines: Optional[int] = None,
-                 line_end: bytes = b"\n"):
+                 watch_timeout: float = 120.0):
         if callable(lines):
             self.lines: Optional[List[bytes]] = None  # generated: see script()
             self._generate: Callable[[], Iterable[bytes]] = lines
@@ -141,24 +119,15 @@ class FakeGpsd:
         self.banner = banner.encode() if isinstance(banner, str) else bytes(banner)
         self.line_delay = line_delay
         self.epoch_delay = epoch_delay
-        self.hangup_after = hangup_after
-        self.partial_line = partial_line
-        self.reset = reset
         self.linger = linger
         self.send_banner = send_banner
-        self.require_watch = require_watch
         self.max_clients = max_clients
-        self.log = log
         self.pauses = {int(after): float(seconds) for after, seconds in (pauses or {}).items()}
         self.split_pause = split_pause
-        self.burst = burst
         self.not_gpsd = not_gpsd.encode() if isinstance(not_gpsd, str) else not_gpsd
         self.chatter = chatter
         self.poll_tpv = poll_tpv.encode() if isinstance(poll_tpv, str) else poll_tpv
         self.watch_timeout = watch_timeout
-        self.epoch_rate = epoch_rate
-        self.burst_lines = burst_lines
-        self.line_end = line_end
         self.clients: List[ClientRecord] = []
         self.port: Optional[int] = None
         self._listener: Optional[socket.socket] = None
@@ -166,7 +135,6 @@ class FakeGpsd:
         self._accept_thread: Optional[threading.Thread] = None
         self._lock = threading.Lock()
         self._sockets: List[socket.socket] = []
-        self._accepting_done = threading.Event()
 
     def script(self) -> Iterable[bytes]:
         """The lines one client is sent (a fresh iteration for each)."""
@@ -193,9 +161,8 @@ class FakeGpsd:
         listener.settimeout(0.2)
         self._listener = listener
         self.port = listener.getsockname()[1]
-        self._accept_thread = threading.Thread(target=self._accept_loop, name="fake_gpsd-accept", daemon=True)
+        self._accept_thread = threading.Thread(target=self._accept_loop, name="scripted_gpsd-accept", daemon=True)
         self._accept_thread.start()
-        self._say("listening on %s:%d" % (self.host, self.port))
         return self.port
 
     def stop(self) -> None:
@@ -223,18 +190,6 @@ class FakeGpsd:
                 return False
         return True
 
-    def serve_until_done(self, timeout: float) -> bool:
-        """Blocks until max_clients clients have been served, or stop() / a signal; False if
-        timeout seconds passed first."""
-        deadline = time.monotonic() + timeout
-        while not self.stopping.is_set():
-            if self._accepting_done.is_set() and self.wait_idle(timeout=0):
-                break
-            if time.monotonic() >= deadline:
-                return False
-            time.sleep(0.05)
-        return True
-
     def __enter__(self) -> "FakeGpsd":
         self.start()
         return self
@@ -243,10 +198,6 @@ class FakeGpsd:
         self.stop()
 
     # -- internals ---------------------------------------------------------
-
-    def _say(self, message: str) -> None:
-        if self.log:
-            self.log("fake_gpsd: " + message)
 
     def _accept_loop(self) -> None:
         accepted = 0
@@ -266,9 +217,8 @@ class FakeGpsd:
                     self.clients.append(record)
                     self._sockets.append(sock)
                 threading.Thread(target=self._serve, args=(sock, record),
-                                 name="fake_gpsd-client", daemon=True).start()
+                                 name="scripted_gpsd-client", daemon=True).start()
         finally:
-            self._accepting_done.set()
             close_quietly(self._listener)
 
     def _serve(self, sock: socket.socket, record: ClientRecord) -> None:
@@ -282,39 +232,4 @@ class FakeGpsd:
             with self._lock:
                 if sock in self._sockets:
                     self._sockets.remove(sock)
-            self._say("client %s:%s done: %s, %d lines sent" %
-                      (record.address[0], record.address[1], record.ended, record.lines_sent))
             record.finished.set()
-
-
-
-
-def serve_command_line(server: FakeGpsd, timeout: float, port_file: Optional[str] = None,
-                       name: str = "fake_gpsd") -> int:
-    """A scripted gpsd as a process of its own: listens, prints the port as one line on stdout
-    (and writes it to port_file), serves until max_clients clients have come and gone,
-    SIGINT/SIGTERM, or timeout seconds (then a message on stderr and exit 1)."""
-    host = server.host
-    try:
-        port = server.start()
-    except OSError as error:
-        print("%s: cannot listen on %s:%d: %s" % (name, host, server.requested_port, error), file=sys.stderr)
-        return 69
-    print(port, flush=True)
-    if port_file:
-        temporary = port_file + ".tmp"
-        with open(temporary, "w") as handle:
-            handle.write("%d\n" % port)
-        os.replace(temporary, port_file)
-
-    def on_signal(number, _frame):
-        server.stopping.set()
-
-    signal.signal(signal.SIGINT, on_signal)
-    signal.signal(signal.SIGTERM, on_signal)
-    finished = server.serve_until_done(timeout)
-    server.stop()
-    if not finished:
-        print("%s: still serving after %g s (the timeout): stopped" % (name, timeout), file=sys.stderr)
-        return 1
-    return 0

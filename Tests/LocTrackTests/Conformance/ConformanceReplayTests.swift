@@ -7,7 +7,7 @@ import LocTrackSystem
 @testable import LocTrackFormats
 @testable import LocTrackSinks
 
-/// scripts/conformance.py's scripted way, in process: a capture of gpsd 3.22's JSON
+/// The conformance rule over a scripted gpsd, in process: a capture of gpsd 3.22's JSON
 /// output for a real receiver (`NAME.log.gpsd.jsonl`) is replayed through a scripted
 /// gpsd (`Support/SocketpairGPSD.swift`) into a ``GPSDSession``, and every fix must be
 /// gpsd's epoch exactly: one fix per (device, time) among the TPVs with mode ≥ 2,
@@ -18,7 +18,8 @@ import LocTrackSystem
 ///
 /// Runs over the captures in Fixtures/gpsd-logs, and over every capture in
 /// `$LOCTRACK_GPSD_LOGS` when that is set:
-/// `LOCTRACK_GPSD_LOGS=../shared/gpsd-logs swift test --filter ConformanceReplay`.
+/// `LOCTRACK_GPSD_LOGS=../shared/gpsd-logs swift test --filter ConformanceReplay` (make conformance
+/// does, then replays the logs through gpsfake into a real gpsd: scripts/conformance.py).
 @Suite("Conformance replay: gpsd's captures through a scripted gpsd", .timeLimit(.minutes(5)))
 struct ConformanceReplayTests {
     @Test("given a real receiver's gpsd capture when replayed then every fix is gpsd's epoch, exactly", arguments: Capture.all)
@@ -37,7 +38,7 @@ struct ConformanceReplayTests {
         let lines = try capture.replayLines()
         let replay = Task {
             let peer = try await gpsd.peer()
-            _ = try await peer.command()  // as fake_gpsd.py: the capture follows the ?WATCH
+            _ = try await peer.command()  // the capture is what gpsd sent after the ?WATCH
             try await peer.send(lines)
             peer.close()
         }

@@ -9,8 +9,8 @@ extension EndToEndTests {
     /// The stream filters, `--count`/`--duration`, `stationary`, the output formats
     /// and `once --max-age`/`--timeout`/status line, end to end: the built loctrack
     /// against a real gpsd fed by gpsfake (or, where gpsd cannot produce the input,
-    /// the scripted server `scripts/fake_gpsd.py`). Every format is read back with
-    /// a real parser (Python's `json`, `csv`, `xml.etree`).
+    /// a gpsd the test plays on a loopback port, `LoopbackGPSD`). Every format is read
+    /// back with a parser that is not loctrack's (`Parsers`: RFC 4180, libxml2, Foundation's JSON).
     @Suite("Features: filters, formats, stationary, once", .serialized, .timeLimit(.minutes(1)))
     struct FeaturesEndToEnd {
         // MARK: - stream filters and --count
@@ -74,13 +74,13 @@ extension EndToEndTests {
                 let (csvResult, gpxResult) = (results[0], results[1])
 
                 #expect(csvResult.status == .exited(0), "\(csvResult)")
-                let table = try await Parsers.csv(csvResult.stdout)
+                let table = try Parsers.csv(csvResult.stdout)
                 #expect(table.header == Parsers.csvColumns)
                 #expect(table.rows.map { $0["time"] } == (0..<2).map { log.time(ofEpoch: $0).iso8601 }, "\(csvResult)")
                 #expect(table.crlfOnly, "RFC 4180 line ends: \(csvResult.stdout.debugDescription)")
 
                 #expect(gpxResult.status == .exited(0), "\(gpxResult)")
-                let document = try await Parsers.gpx(gpxResult.stdout)
+                let document = try Parsers.gpx(gpxResult.stdout)
                 #expect(document.trackCount == 1)
                 #expect(document.segments.count == 1)
                 #expect(document.segments.joined().map(\.time) == (0..<3).map { log.time(ofEpoch: $0).iso8601 }, "\(gpxResult)")
@@ -105,7 +105,7 @@ extension EndToEndTests {
                 let lines = try jsonResult.jsonObjects()
                 #expect(lines.count == 6, "the last epoch too (flushed at the end): \(jsonResult)")
                 for (index, line) in lines.enumerated() { expectTPV(line, isEpoch: index, of: log, device: fake.devices[0]) }
-                let document = try await Parsers.gpx(gpxResult.stdout)
+                let document = try Parsers.gpx(gpxResult.stdout)
                 #expect(document.segments.joined().map(\.time) == (0..<6).map { log.time(ofEpoch: $0).iso8601 }, "\(gpxResult)")
             }
         }
@@ -118,7 +118,7 @@ extension EndToEndTests {
             #expect(result.status == .exited(0), "\(result)")
             #expect(result.duration >= .seconds(1) && result.duration < .milliseconds(1_800), "\(result)")
             #expect(result.stderrLines.count == 1, "the outage, once: \(result)")
-            let document = try await Parsers.gpx(result.stdout)
+            let document = try Parsers.gpx(result.stdout)
             #expect(document.trackCount == 1 && document.segments.isEmpty, "a complete GPX document without points: \(result)")
         }
 
@@ -152,7 +152,7 @@ extension EndToEndTests {
 
         // MARK: - formats
 
-        @Test("given 3D, 2D and DGPS fixes when streaming csv, gpx, geojson and json at once then each parses (csv, xml.etree, json) and carries exactly the JSON stream's values", .timeLimit(.minutes(1)))
+        @Test("given 3D, 2D and DGPS fixes when streaming csv, gpx, geojson and json at once then each parses (RFC 4180, libxml2, Foundation's JSON) and carries exactly the JSON stream's values", .timeLimit(.minutes(1)))
         func everyFormatParsesWithTheSameValues() async throws {
             let log = Tracks.mixedQualities()
             try await withGPSFake(log) { fake in
@@ -166,11 +166,11 @@ extension EndToEndTests {
                 #expect(objects.count == log.epochs.count, "\(json)")
                 for (index, object) in objects.enumerated() { expectTPV(object, isEpoch: index, of: log, device: fake.devices[0]) }
                 #expect(objects.allSatisfy { $0["stationary"] as? Bool == false }, "always present: \(json)")
-                let schemaProblems = try await Parsers.schemaProblems(json.stdout)
+                let schemaProblems = try Parsers.schemaProblems(json.stdout)
                 #expect(schemaProblems.isEmpty, "docs/fix.schema.json: \(schemaProblems)")
 
                 // CSV: header, one row per fix, each cell the JSON value or empty.
-                let table = try await Parsers.csv(csv.stdout)
+                let table = try Parsers.csv(csv.stdout)
                 #expect(table.header == Parsers.csvColumns, "\(csv)")
                 #expect(table.crlfOnly, "\(csv.stdout.debugDescription)")
                 #expect(table.rows.count == objects.count, "\(csv)")
@@ -180,7 +180,7 @@ extension EndToEndTests {
                 #expect(table.rows[7]["status"] == "2", "DGPS: \(table.rows[7])")
 
                 // GPX: one trk, one trkseg (no gap, no loss of fix), ele/time/fix, eph in an extension, no hdop.
-                let document = try await Parsers.gpx(gpx.stdout)
+                let document = try Parsers.gpx(gpx.stdout)
                 #expect(document.root == "{http://www.topografix.com/GPX/1/1}gpx" && document.version == "1.1", "\(gpx)")
                 #expect(document.trackCount == 1)
                 #expect(document.hdopCount == 0, "gpsd's eph is not a DOP")
@@ -198,7 +198,7 @@ extension EndToEndTests {
                 }
 
                 // GeoJSON: one Feature per line, a Point at [lon, lat, altHAE], the JSON line as properties.
-                let featureProblems = try await Parsers.geoJSONProblems(geojson.stdout, comparedWith: json.stdout)
+                let featureProblems = try Parsers.geoJSONProblems(geojson.stdout, comparedWith: json.stdout)
                 #expect(featureProblems.isEmpty, "\(featureProblems)\n\(geojson)")
                 #expect(geojson.stdoutLines.count == objects.count, "\(geojson)")
             }
@@ -230,11 +230,11 @@ extension EndToEndTests {
                     #expect(result.stdout.hasPrefix(before), "what was printed before the signal stays: \(result)")
                 }
                 let times = (0..<5).map { log.time(ofEpoch: $0).iso8601 }
-                let document = try await Parsers.gpx(results[0].stdout)
+                let document = try Parsers.gpx(results[0].stdout)
                 #expect(document.trackCount == 1 && document.segments.count == 1, "\(results[0])")
                 #expect(document.segments.joined().map(\.time) == times, "\(results[0])")
                 #expect(document.segments.joined().map(\.latitude) == (0..<5).map { log.epochs[$0].expectedLatitude })
-                let table = try await Parsers.csv(results[1].stdout)
+                let table = try Parsers.csv(results[1].stdout)
                 #expect(table.header == Parsers.csvColumns)
                 #expect(table.rows.map { $0["time"] } == times, "\(results[1])")
                 #expect(table.rows.map { $0["lat"].flatMap(Double.init) } == (0..<5).map { log.epochs[$0].expectedLatitude })
@@ -251,7 +251,7 @@ extension EndToEndTests {
                 let result = try await fake.run(["stream", "--format", "gpx", "--no-reconnect"])
 
                 #expect(result.status == .exited(69), "\(result)")
-                let document = try await Parsers.gpx(result.stdout)
+                let document = try Parsers.gpx(result.stdout)
                 #expect(document.trackCount == 1)
                 let segments = document.segments.map { $0.map(\.time) }
                 let expected = [[0, 1, 2, 3], [7, 8, 9], [22, 23, 24]].map { $0.map { log.time(ofEpoch: $0).iso8601 } }
@@ -259,31 +259,36 @@ extension EndToEndTests {
             }
         }
 
-        @Test("given the scripted gpsd sends fixes with a 58 s gap in time and a device named with a comma and quotes when streaming gpx, csv and json then the gap starts a new trkseg and the CSV cell and JSON string give the name back exactly", .timeLimit(.minutes(1)))
+        @Test("given a scripted gpsd that sends fixes with a 58 s gap in time and a device named with a comma and quotes when streaming gpx, csv and json then the gap starts a new trkseg and the CSV cell and JSON string give the name back exactly", .timeLimit(.minutes(1)))
         func scriptedGapAndQuoting() async throws {
             let device = #"/dev/odd,"name""#
             let times = ["10:00:00", "10:00:01", "10:00:02", "10:01:00", "10:01:01"].map { "2026-03-01T\($0).000Z" }
             let reports = times.enumerated().map { index, time in
                 #"{"class":"TPV","device":"/dev/odd,\"name\"","mode":3,"time":"\#(time)","ept":0.005,"lat":47.3768\#(70 + index)000,"lon":8.541694000,"altHAE":455.4000,"altMSL":408.0000,"epv":34.500,"track":10.0000,"speed":1.200,"climb":0.000,"eph":15.200,"sep":30.400}"#
             }
-            try await withScriptedGPSD(reports) { server in
-                var results: [LoctrackResult] = []
-                for format in ["gpx", "csv", "json"] {
-                    results.append(try await LoctrackProcess.run(["stream", "--format", format, "--no-reconnect", server.sourceArgument]))
-                }
-                for result in results { #expect(result.status == .exited(69), "the server hangs up after the replay: \(result)") }
-
-                let document = try await Parsers.gpx(results[0].stdout)
-                #expect(document.segments.map { $0.map(\.time) } == [Array(times[0..<3]), Array(times[3...])], "\(results[0])")
-                #expect(document.segments.joined().map(\.elevation) == Array(repeating: 408.0, count: 5))
-                #expect(document.segments.joined().map(\.eph) == Array(repeating: 15.2, count: 5))
-                let table = try await Parsers.csv(results[1].stdout)
-                #expect(table.rows.count == 5, "\(results[1])")
-                #expect(table.rows.allSatisfy { $0["device"] == device }, "RFC 4180 quoting: \(results[1].stdout)")
-                #expect(results[1].stdout.contains(#","/dev/odd,""name""","#), "\(results[1].stdout)")
-                let objects = try results[2].jsonObjects()
-                #expect(objects.map { $0["device"] as? String } == Array(repeating: device, count: 5), "\(results[2])")
+            let gpsd = try LoopbackGPSD()
+            var results: [LoctrackResult] = []
+            for (index, format) in ["gpx", "csv", "json"].enumerated() {
+                let loctrack = try LoctrackProcess.start(["stream", "--format", format, "--no-reconnect", gpsd.sourceArgument])
+                let peer = try await gpsd.peer(index)
+                try await peer.send(Peer.banner)
+                #expect(try await peer.command() == #"?WATCH={"enable":true,"json":true};"#)
+                try await peer.send(reports)
+                peer.close()
+                results.append(try await loctrack.result())
             }
+            for result in results { #expect(result.status == .exited(69), "gpsd hangs up after the replay: \(result)") }
+
+            let document = try Parsers.gpx(results[0].stdout)
+            #expect(document.segments.map { $0.map(\.time) } == [Array(times[0..<3]), Array(times[3...])], "\(results[0])")
+            #expect(document.segments.joined().map(\.elevation) == Array(repeating: 408.0, count: 5))
+            #expect(document.segments.joined().map(\.eph) == Array(repeating: 15.2, count: 5))
+            let table = try Parsers.csv(results[1].stdout)
+            #expect(table.rows.count == 5, "\(results[1])")
+            #expect(table.rows.allSatisfy { $0["device"] == device }, "RFC 4180 quoting: \(results[1].stdout)")
+            #expect(results[1].stdout.contains(#","/dev/odd,""name""","#), "\(results[1].stdout)")
+            let objects = try results[2].jsonObjects()
+            #expect(objects.map { $0["device"] as? String } == Array(repeating: device, count: 5), "\(results[2])")
         }
 
         // MARK: - once
@@ -299,11 +304,11 @@ extension EndToEndTests {
                     #expect(result.status == .exited(0), "\(result)")
                     #expect(result.stderr.isEmpty, "\(result)")
                 }
-                let document = try await Parsers.gpx(results[0].stdout)
+                let document = try Parsers.gpx(results[0].stdout)
                 #expect(document.trackCount == 1 && document.segments.count == 1, "\(results[0])")
                 #expect(document.segments.joined().map(\.time) == [log.time(ofEpoch: 0).iso8601], "\(results[0])")
                 #expect(document.segments.first?.first?.eph == log.expectedHorizontalError(ofEpoch: 0))
-                let table = try await Parsers.csv(results[1].stdout)
+                let table = try Parsers.csv(results[1].stdout)
                 #expect(table.header == Parsers.csvColumns)
                 #expect(table.rows.map { $0["time"] } == [log.time(ofEpoch: 0).iso8601], "\(results[1])")
                 let features = try results[2].jsonObjects()

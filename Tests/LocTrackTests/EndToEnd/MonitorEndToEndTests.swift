@@ -43,7 +43,7 @@ extension EndToEndTests {
                 #expect(lines[1]["lon"] as? Double == fixes[21].longitude)
                 #expect(lines[1]["eph"] as? Double == 9.5)
                 #expect(result.status == .exited(69), "--no-reconnect at the end of the log: \(result)")
-                let schemaProblems = try await Parsers.schemaProblems(result.stdout, schema: "event.schema.json")
+                let schemaProblems = try Parsers.schemaProblems(result.stdout, schema: "event.schema.json")
                 #expect(schemaProblems.isEmpty, "docs/event.schema.json: \(schemaProblems)")
             }
             let list = try await home.loctrack(["monitor", "list", "--format", "json"])

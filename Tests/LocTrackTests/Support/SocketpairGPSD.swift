@@ -2,6 +2,7 @@ import Glibc
 @testable import LocTrack
 import Synchronization
 import LocTrackSystem
+import LocTrackTestSupport
 @testable import LocTrackFormats
 @testable import LocTrackSinks
 
@@ -112,6 +113,39 @@ final class SocketpairGPSD: GPSDConnector {
     /// Waits until a connect is blocked (``Plan/block``).
     func waitForBlockedConnect(within limit: Duration = .seconds(20)) async throws {
         _ = try await eventually("a blocked connect", within: limit) { blockedConnects > 0 ? true : nil }
+    }
+}
+
+/// The same gpsd on a loopback TCP port, for a loctrack process (``SocketpairGPSD`` is for the
+/// library in this process): every connection accepted becomes a ``Peer`` the test plays gpsd on.
+final class LoopbackGPSD: Sendable {
+    let port: Int
+    private let listener: Int32
+    private let peers = Mutex<[Peer]>([])
+
+    init() throws {
+        (listener, port) = try Loopback.listen()
+    }
+
+    deinit { close(listener) }
+
+    /// What loctrack is given as its source.
+    var sourceArgument: String { "127.0.0.1:\(port)" }
+
+    /// The peer of the `index`th connection (from 0), once loctrack has connected.
+    func peer(_ index: Int = 0, within limit: Duration = .seconds(20)) async throws -> Peer {
+        try await eventually("connection \(index)", within: limit) {
+            peers.withLock { peers -> Peer? in
+                while peers.count <= index {
+                    let descriptor = accept(listener, nil, nil)
+                    guard descriptor >= 0 else { return nil }
+                    _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
+                    _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
+                    peers.append(Peer(descriptor: descriptor))
+                }
+                return peers[index]
+            }
+        }
     }
 }
 
