@@ -10,7 +10,7 @@
 #                         when not root): libgps-dev, libmosquitto-dev, gpsd, gpsd-clients,
 #                         libjs-leaflet. Every other target installs what it alone needs
 #                         (scripts/install-deps.sh GROUP): make test mosquitto,
-#                         mosquitto-clients, libxml2-utils, zsh, fish; make deb dpkg-dev,
+#                         mosquitto-clients, zsh, fish; make deb dpkg-dev,
 #                         lintian; make ha-test python3-venv; make serve-test and make bench
 #                         python3-venv, chromium, chromium-driver, python3-selenium
 #   make test             debug build + swift test (swift-testing): unit, reader (socketpair
@@ -89,7 +89,7 @@ help:
 deps:
 	@bash scripts/install-deps.sh build demo
 
-# What only the tests need: a broker, xmllint, the shells whose completions are checked.
+# What only the tests need: a broker and its clients, the shells whose completions are checked.
 test-deps:
 	@bash scripts/install-deps.sh test
 

@@ -9,7 +9,6 @@
 #           libjs-leaflet     Leaflet for `loctrack serve`'s page (/usr/share/javascript/leaflet)
 #   test    mosquitto, mosquitto-clients
 #                             the MQTT broker the publishing tests start, and its clients
-#           libxml2-utils     xmllint: the tests check GPX files with it
 #           zsh, fish         the completion tests check the zsh and fish scripts with the
 #                             shells themselves (5 small packages, about 8 MB, no daemons)
 #   deb     dpkg-dev, lintian `make deb`: dpkg-shlibdeps computes the package's dependencies,
@@ -29,7 +28,7 @@ group_packages() {
     case $1 in
         build) echo libgps-dev libmosquitto-dev ;;
         demo) echo gpsd gpsd-clients libjs-leaflet ;;
-        test) echo mosquitto mosquitto-clients libxml2-utils zsh fish ;;
+        test) echo mosquitto mosquitto-clients zsh fish ;;
         deb) echo dpkg-dev lintian ;;
         venv) echo python3-venv ;;
         browser) echo chromium chromium-driver python3-selenium ;;
@@ -61,7 +60,6 @@ installed() { # dpkg's view when there is a dpkg, else look for the files themse
         libmosquitto-dev) pkg-config --exists libmosquitto 2>/dev/null ;;
         dpkg-dev) command -v dpkg-shlibdeps >/dev/null 2>&1 ;;
         lintian | zsh | fish) command -v "$pkg" >/dev/null 2>&1 ;;
-        libxml2-utils) command -v xmllint >/dev/null 2>&1 ;;
         python3-venv) python3 -c 'import ensurepip, venv' >/dev/null 2>&1 ;;
         libjs-leaflet) [ -f /usr/share/javascript/leaflet/leaflet.js ] ;;
         chromium) command -v chromium >/dev/null 2>&1 ;;
