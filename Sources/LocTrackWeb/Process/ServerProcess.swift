@@ -21,12 +21,13 @@ public enum ServerProcess {
     /// One line on stderr, written at once (stderr may be a pipe a test reads). A stderr
     /// that is gone is ignored: there is no one left to tell.
     public static func printError(_ line: String) {
-        _ = writeAll(2, line + "\n")
+        try? writeAll(StandardDescriptor.error, line + "\n")
     }
 
-    /// `text` on stdout as it is (`--help`; nothing else is ever written there).
+    /// `text` on stdout as it is (`--help`; nothing else is ever written there). A stdout
+    /// that is gone is ignored: `--help | head -1` has what it wanted.
     public static func printOutput(_ text: String) {
-        _ = writeAll(1, text)
+        try? writeAll(StandardDescriptor.output, text)
     }
 
     /// The system's words for an errno value (`strerror(3)`): "Address already in use".
