@@ -28,11 +28,12 @@ package struct JoinableThread: ~Copyable, Sendable {
                 self.run = run
             }
         }
-        let context = Unmanaged.passRetained(Body(name, body)).toOpaque()
+        let shortName = String(name.utf8.prefix(15)) ?? "loctrack"
+        let context = Unmanaged.passRetained(Body(shortName, body)).toOpaque()
         var thread = pthread_t()
         let status = pthread_create(&thread, nil, { context in
             let body = Unmanaged<Body>.fromOpaque(context!).takeRetainedValue()
-            _ = loctrack_name_calling_thread(String(body.name.utf8.prefix(15)) ?? "loctrack")
+            _ = loctrack_name_calling_thread(body.name)
             body.run()
             return nil
         }, context)
@@ -40,6 +41,9 @@ package struct JoinableThread: ~Copyable, Sendable {
             Unmanaged<Body>.fromOpaque(context).release()
             throw Errno(code: status)
         }
+        // Named here too, so that the name shows as soon as this returns (the thread names
+        // itself as well, for what it runs before this line does).
+        _ = loctrack_name_thread(thread, shortName)
         self.thread = thread
     }
 

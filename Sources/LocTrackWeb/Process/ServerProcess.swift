@@ -6,11 +6,26 @@ import LocTrackSystem
 /// package of its own. Rather than let the glue import Glibc beside it, the few calls it
 /// needs are made public here, as thin as LocTrackSystem's own.
 public enum ServerProcess {
+    private static let terminationSignalSet = SignalSet([.interrupt, .terminate])
+
     /// SIGINT and SIGTERM blocked in the calling thread, and so in every thread it starts
-    /// (threads inherit the mask): they wait for the server's signal sequence, which reads
-    /// them through a signalfd, instead of ending the process mid-answer. Call it first.
+    /// (threads inherit the mask): they wait for ``terminationSignals()`` instead of ending
+    /// the process mid-answer. Call it first.
     public static func blockTerminationSignals() {
-        SignalSet([.interrupt, .terminate]).blockInCallingThread()
+        terminationSignalSet.blockInCallingThread()
+    }
+
+    /// SIGINT and SIGTERM as they arrive (their numbers), read by LocTrackSystem's
+    /// `SignalWatcher`: the thread `loctrack-signal`, asleep in `poll()` on a signalfd and a
+    /// wake-up pipe, the one mechanism `loctrack`'s commands use too. The thread is stopped
+    /// and joined when the stream ends (its iteration is cancelled, or it is released).
+    /// - Throws: the system's reason (an `Errno`) when the thread or its descriptors
+    ///   cannot be made.
+    public static func terminationSignals() throws -> AsyncStream<Int32> {
+        let (signals, continuation) = AsyncStream.makeStream(of: Int32.self)
+        let watcher = try SignalWatcher(terminationSignalSet) { signal in continuation.yield(signal.rawValue) }
+        continuation.onTermination = { _ in watcher.stop() }
+        return signals
     }
 
     /// A write to a client that went away gives EPIPE, not the end of the process.
