@@ -50,6 +50,18 @@ public enum ServerProcess {
         Errno(code: code).description
     }
 
+    /// Parks the calling (main) thread for good, with SIGINT and SIGTERM still blocked in
+    /// it, while the server runs on other threads and ends the process itself (``exit(_:)``).
+    ///
+    /// Not an async `main`: that parks the main thread in libdispatch's `dispatch_main`,
+    /// which waits in `sigsuspend` with every signal unblocked, so a SIGTERM would be
+    /// delivered there and end the process instead of reaching the signal thread's
+    /// signalfd (as in `loctrack`, whose main thread runs its tasks with the signals blocked).
+    public static func parkMainThread() -> Never {
+        let never = Semaphore()
+        while true { never.wait() }
+    }
+
     /// Ends the process now with `code`, stdio flushed.
     public static func exit(_ code: Int32) -> Never {
         exitProcess(code)
