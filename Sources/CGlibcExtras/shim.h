@@ -10,12 +10,18 @@
 #endif
 #include <malloc.h>
 #include <pthread.h>
+#include <sys/signalfd.h>
 #include <sys/stat.h>
 
 // Names the calling thread (15 bytes are kept), as `top -H` and
 // /proc/PID/task/*/comm show it.
 static inline int loctrack_name_calling_thread(const char *name) {
     return pthread_setname_np(pthread_self(), name);
+}
+
+// Names `thread` (15 bytes are kept), from another thread of the process.
+static inline int loctrack_name_thread(pthread_t thread, const char *name) {
+    return pthread_setname_np(thread, name);
 }
 
 // Lets every thread allocate from one malloc arena (mallopt's M_ARENA_MAX).
@@ -41,6 +47,18 @@ extern long getrandom(void *buffer, unsigned long length, unsigned int flags);
 // written, or -1 with errno set.
 static inline long loctrack_random_bytes(void *buffer, unsigned long length) {
     return getrandom(buffer, length, 0);
+}
+
+// A signalfd(2) for the blocked signals in `set` (a sigset_t, passed untyped so that
+// Swift sees Glibc's sigset_t, not this module's), close-on-exec and non-blocking.
+// Returns the descriptor, or -1 with errno set.
+static inline int loctrack_signal_descriptor(const void *set) {
+    return signalfd(-1, (const sigset_t *)set, SFD_CLOEXEC | SFD_NONBLOCK);
+}
+
+// The size of one record read from a signalfd; its first field is the signal's number.
+static inline unsigned long loctrack_signal_record_size(void) {
+    return sizeof(struct signalfd_siginfo);
 }
 
 #endif

@@ -32,7 +32,7 @@ package struct Errno: Error, Hashable, Sendable, CustomStringConvertible {
     /// `EAGAIN`, which is `EWOULDBLOCK` on Linux: a non-blocking call would wait,
     /// a non-blocking lock is held, or a timed wait timed out.
     package static var wouldBlock: Errno { Errno(code: EAGAIN) }
-    /// `EINTR`: a signal interrupted the call (``retryingInterrupts(_:)`` retries it).
+    /// `EINTR`: a signal interrupted the call (``valueOrErrno(_:)`` retries it).
     package static var interrupted: Errno { Errno(code: EINTR) }
     /// `EPIPE`: the reader of a pipe or socket went away.
     package static var brokenPipe: Errno { Errno(code: EPIPE) }
@@ -45,11 +45,17 @@ package struct Errno: Error, Hashable, Sendable, CustomStringConvertible {
     }
 }
 
-/// Retries a system call that failed with EINTR: the one place loctrack does so.
+/// Runs a C call, again while it fails with EINTR: the one place loctrack retries, and the
+/// one place a `-1` and `errno` become a thrown ``Errno`` (swift-system's `valueOrErrno`
+/// and `retryOnInterrupt` in one).
+/// - Returns: the call's result when it is not negative.
+/// - Throws: `errno` when the call returned a negative value for another reason than EINTR.
 @inline(__always)
-package func retryingInterrupts<Result: SignedInteger>(_ call: () -> Result) -> Result {
+func valueOrErrno<Result: SignedInteger>(_ call: () -> Result) throws(Errno) -> Result {
     while true {
         let result = call()
-        if result >= 0 || errno != EINTR { return result }
+        if result >= 0 { return result }
+        let error = Errno.current
+        if error != .interrupted { throw error }
     }
 }

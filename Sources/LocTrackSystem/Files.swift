@@ -3,8 +3,9 @@ import Glibc
 
 // Thin wrappers over the file system calls of the monitor's state store, the MQTT
 // spool and the track writer, in the style of swift-system's Syscalls.swift: EINTR
-// retried through `retryingInterrupts`, failures thrown as `Errno`, every descriptor
-// opened close-on-exec (so a child the CLI starts never inherits a lock). Plain Swift
+// retried and failures thrown as `Errno` through `valueOrErrno`, every descriptor
+// opened close-on-exec (so a child the CLI starts never inherits a lock) and owned by a
+// `FileDescriptor` that closes itself; the other wrappers borrow its number. Plain Swift
 // types in the signatures (`UInt32` for `mode_t`): Glibc is imported internally, so its
 // type names cannot appear in package declarations. `fileStatus` stays internal: it
 // returns Glibc's `stat`.
@@ -34,17 +35,9 @@ package struct OpenOptions: OptionSet, Sendable {
 
 /// Opens `path` with `options`, always close-on-exec; `mode` applies when `.create`
 /// creates it. The C function is `open(2)` with `O_CLOEXEC`, retried on EINTR.
-package func openFile(_ path: String, _ options: OpenOptions, mode: UInt32 = 0) throws(Errno) -> Int32 {
-    let descriptor = retryingInterrupts { open(path, options.rawValue | O_CLOEXEC, mode) }
-    guard descriptor >= 0 else { throw .current }
-    return descriptor
-}
-
-/// Closes `descriptor`, reporting the error a delayed write may surface here (NFS, quotas).
-/// Not retried on EINTR: Linux releases the descriptor even then, and a second close
-/// could close a descriptor another thread has just been given.
-package func closeFile(_ descriptor: Int32) throws(Errno) {
-    guard close(descriptor) == 0 else { throw .current }
+/// - Returns: the open file, closed when the value goes away.
+package func openFile(_ path: String, _ options: OpenOptions, mode: UInt32 = 0) throws(Errno) -> FileDescriptor {
+    FileDescriptor(owning: try valueOrErrno { open(path, options.rawValue | O_CLOEXEC, mode) })
 }
 
 /// The kind of ``lockFile(_:_:waiting:)`` lock.
@@ -61,43 +54,41 @@ package enum FileLock: Sendable {
 /// each other even within one process. The C function is `flock(2)`.
 package func lockFile(_ descriptor: Int32, _ lock: FileLock, waiting: Bool = true) throws(Errno) {
     let operation = (lock == .shared ? LOCK_SH : LOCK_EX) | (waiting ? 0 : LOCK_NB)
-    guard retryingInterrupts({ flock(descriptor, operation) }) == 0 else { throw .current }
+    _ = try valueOrErrno { flock(descriptor, operation) }
 }
 
 /// `fsync(2)`: the file's data and metadata are on the device when it returns.
 package func syncFile(_ descriptor: Int32) throws(Errno) {
-    guard retryingInterrupts({ fsync(descriptor) }) == 0 else { throw .current }
+    _ = try valueOrErrno { fsync(descriptor) }
 }
 
 /// `fdatasync(2)`: the file's data (and its size), not the rest of its metadata: what
 /// an append needs to survive a power cut.
 package func syncData(_ descriptor: Int32) throws(Errno) {
-    guard retryingInterrupts({ fdatasync(descriptor) }) == 0 else { throw .current }
+    _ = try valueOrErrno { fdatasync(descriptor) }
 }
 
 /// The byte at `offset` (`pread(2)`), or nil past the end.
 package func byte(at offset: Int64, of descriptor: Int32) throws(Errno) -> UInt8? {
     var value: UInt8 = 0
-    let count = retryingInterrupts { pread(descriptor, &value, 1, off_t(offset)) }
-    guard count >= 0 else { throw .current }
+    let count = try valueOrErrno { pread(descriptor, &value, 1, off_t(offset)) }
     return count == 1 ? value : nil
 }
 
 /// Syncs the directory `path`, so a `rename` into it survives a power cut.
 package func syncDirectory(_ path: String) throws(Errno) {
-    let descriptor = try openFile(path, [.readOnly, .directory])
-    defer { close(descriptor) }
-    try syncFile(descriptor)
+    let directory = try openFile(path, [.readOnly, .directory])
+    try syncFile(directory.rawValue)
 }
 
 /// `rename(2)`: atomically replaces `target` (same file system only).
 package func renameFile(_ source: String, over target: String) throws(Errno) {
-    guard rename(source, target) == 0 else { throw .current }
+    _ = try valueOrErrno { rename(source, target) }
 }
 
 /// `unlink(2)`.
 package func removeFile(_ path: String) throws(Errno) {
-    guard unlink(path) == 0 else { throw .current }
+    _ = try valueOrErrno { unlink(path) }
 }
 
 /// Creates `path` and every missing directory above it with `mode` (`mkdir -p`).
@@ -107,7 +98,9 @@ package func makeDirectories(_ path: String, mode: UInt32) throws(Errno) {
     var prefix = path.hasPrefix("/") ? "/" : ""
     for component in path.split(separator: "/") {
         prefix += component
-        if mkdir(prefix, mode) != 0, errno != EEXIST { throw .current }
+        do throws(Errno) { _ = try valueOrErrno { mkdir(prefix, mode) } } catch {
+            if error != .fileExists { throw error }
+        }
         prefix += "/"
     }
 }
@@ -115,7 +108,7 @@ package func makeDirectories(_ path: String, mode: UInt32) throws(Errno) {
 /// `stat(2)` of `path`, following symbolic links.
 func fileStatus(_ path: String) throws(Errno) -> stat {
     var status = stat()
-    guard stat(path, &status) == 0 else { throw .current }
+    _ = try valueOrErrno { stat(path, &status) }
     return status
 }
 
@@ -144,7 +137,7 @@ package struct DescriptorStatus: Equatable, Sendable {
 /// opened (not its name again) leaves no gap between the check and the read.
 package func descriptorStatus(_ descriptor: Int32) throws(Errno) -> DescriptorStatus {
     var status = stat()
-    guard fstat(descriptor, &status) == 0 else { throw .current }
+    _ = try valueOrErrno { fstat(descriptor, &status) }
     return DescriptorStatus(permissions: UInt32(status.st_mode) & 0o7777,
                             isRegularFile: status.st_mode & S_IFMT == S_IFREG, size: Int64(status.st_size))
 }
@@ -167,10 +160,7 @@ package func readToEnd(_ descriptor: Int32) throws(Errno) -> [UInt8] {
     var contents: [UInt8] = []
     var chunk = [UInt8](repeating: 0, count: 64 * 1024)
     while true {
-        let count = chunk.withUnsafeMutableBytes { buffer in
-            retryingInterrupts { read(descriptor, buffer.baseAddress, buffer.count) }
-        }
-        if count < 0 { throw .current }
+        let count = try valueOrErrno { chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) } }
         if count == 0 { return contents }
         contents.append(contentsOf: chunk[..<count])
     }
@@ -178,7 +168,7 @@ package func readToEnd(_ descriptor: Int32) throws(Errno) -> [UInt8] {
 
 /// `ftruncate(2)`: cuts the file to `size` bytes (or extends it with zeros).
 package func truncateFile(_ descriptor: Int32, to size: Int64) throws(Errno) {
-    guard retryingInterrupts({ ftruncate(descriptor, off_t(size)) }) == 0 else { throw .current }
+    _ = try valueOrErrno { ftruncate(descriptor, off_t(size)) }
 }
 
 /// Up to `count` bytes from `offset` (`pread(2)` until `count` or end of file), without
@@ -187,10 +177,9 @@ package func readBytes(_ descriptor: Int32, at offset: Int64, count: Int) throws
     var bytes = [UInt8](repeating: 0, count: count)
     var filled = 0
     while filled < count {
-        let read = bytes.withUnsafeMutableBytes { buffer in
-            retryingInterrupts { pread(descriptor, buffer.baseAddress! + filled, count - filled, off_t(offset) + off_t(filled)) }
+        let read = try valueOrErrno {
+            bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress! + filled, count - filled, off_t(offset) + off_t(filled)) }
         }
-        if read < 0 { throw .current }
         if read == 0 { break }
         filled += read
     }
@@ -201,18 +190,12 @@ package func readBytes(_ descriptor: Int32, at offset: Int64, count: Int) throws
 /// Writes all of `bytes` at `offset` (`pwrite(2)`, however many calls it takes): the
 /// position comes from the caller, so a failed write never moves where the next one goes.
 package func writeAll(_ descriptor: Int32, _ bytes: [UInt8], at offset: Int64) throws(Errno) {
-    let failure = bytes.withUnsafeBytes { buffer -> Errno? in
-        var written = 0
-        while written < buffer.count {
-            let count = retryingInterrupts {
-                pwrite(descriptor, buffer.baseAddress! + written, buffer.count - written, off_t(offset) + off_t(written))
-            }
-            if count < 0 { return .current }
-            written += count
+    var written = 0
+    while written < bytes.count {
+        written += try valueOrErrno {
+            bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress! + written, $0.count - written, off_t(offset) + off_t(written)) }
         }
-        return nil
     }
-    if let failure { throw failure }
 }
 
 /// The names in the directory `path` (`readdir(3)`), without "." and "..", unsorted.
@@ -242,7 +225,5 @@ package func fileExists(_ path: String) -> Bool {
 /// The C function is `lseek(2)` with `SEEK_END`.
 /// - Returns: the file's size.
 package func seekToEnd(_ descriptor: Int32) throws(Errno) -> Int64 {
-    let size = Int64(lseek(descriptor, 0, SEEK_END))
-    guard size >= 0 else { throw .current }
-    return size
+    Int64(try valueOrErrno { lseek(descriptor, 0, SEEK_END) })
 }

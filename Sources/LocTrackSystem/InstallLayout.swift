@@ -5,9 +5,9 @@
 /// (`.build/<triple>/<config>/`, `Serve/.build/…`, `web/`). Pure but for
 /// ``runningProgramDirectory``, so the lists are tested as they are.
 package enum InstallLayout {
-    /// The folder of the running program, symbolic links resolved (`/proc/self/exe`), or nil.
-    package static var runningProgramDirectory: String? {
-        currentExecutablePath().map(directory(of:))
+    /// The folder of the running program, symbolic links resolved (`/proc/self/exe`).
+    package static func runningProgramDirectory() throws(Errno) -> String {
+        directory(of: try currentExecutablePath())
     }
 
     /// Everything before the last `/` (`/` for a file at the root).

@@ -1,16 +1,21 @@
 import Glibc
 
+/// The two ends of a pipe, each closing itself.
+@frozen package struct PipeEnds: ~Copyable {
+    package var read: FileDescriptor
+    package var write: FileDescriptor
+}
+
 /// A new pipe (`pipe(2)`), both ends close-on-exec, and non-blocking when `nonBlocking`.
-/// The caller owns both numbers.
-/// - Returns: the read end and the write end.
-package func makePipe(nonBlocking: Bool = false) throws(Errno) -> (read: Int32, write: Int32) {
+package func makePipe(nonBlocking: Bool = false) throws(Errno) -> PipeEnds {
     var descriptors: [Int32] = [-1, -1]
-    guard pipe(&descriptors) == 0 else { throw .current }
+    _ = try valueOrErrno { pipe(&descriptors) }
+    let ends = PipeEnds(read: FileDescriptor(owning: descriptors[0]), write: FileDescriptor(owning: descriptors[1]))
     for descriptor in descriptors {
-        setCloseOnExec(descriptor)
-        if nonBlocking { setNonBlocking(descriptor) }
+        try setCloseOnExec(descriptor)
+        if nonBlocking { try setNonBlocking(descriptor) }
     }
-    return (descriptors[0], descriptors[1])
+    return ends
 }
 
 /// `PIPE_BUF`: the most bytes one `write(2)` to a pipe puts in whole, never interleaved

@@ -20,11 +20,10 @@ package struct PollEvents: OptionSet, Hashable, Sendable {
 
 /// Waits up to `milliseconds` (-1: forever) for `events` on `descriptor`.
 /// The corresponding C function is `poll(2)`, retried on EINTR.
-/// - Returns: the returned events (empty on timeout), or nil when poll failed.
-package func pollOne(_ descriptor: Int32, events: PollEvents, milliseconds: Int32) -> PollEvents? {
+/// - Returns: the returned events (empty on timeout).
+package func pollOne(_ descriptor: Int32, events: PollEvents, milliseconds: Int32) throws(Errno) -> PollEvents {
     var entry = pollfd(fd: descriptor, events: events.rawValue, revents: 0)
-    let ready = retryingInterrupts { poll(&entry, 1, milliseconds) }
-    if ready < 0 { return nil }
+    let ready = try valueOrErrno { poll(&entry, 1, milliseconds) }
     return ready == 0 ? [] : PollEvents(rawValue: entry.revents)
 }
 
@@ -55,10 +54,11 @@ package struct PollSet {
 
     /// Sleeps until one of the first `count` entries (all by default) is ready, or
     /// `milliseconds` pass (-1: forever). The C function is `poll(2)`, retried on EINTR.
-    /// - Returns: how many entries are ready, 0 on timeout, -1 with ``Errno/current`` set.
-    package mutating func wait(entries count: Int? = nil, milliseconds: Int32) -> Int32 {
+    /// - Returns: how many entries are ready, 0 on timeout.
+    @discardableResult
+    package mutating func wait(entries count: Int? = nil, milliseconds: Int32) throws(Errno) -> Int {
         for index in entries.indices { entries[index].revents = 0 }
         let watched = nfds_t(count ?? entries.count)
-        return retryingInterrupts { poll(&entries, watched, milliseconds) }
+        return Int(try valueOrErrno { poll(&entries, watched, milliseconds) })
     }
 }

@@ -40,9 +40,10 @@ package func spawnThisExecutable(
 }
 
 /// Waits for the child `process` to end, through signals. The C function is `waitpid(2)`.
-package func waitForExit(of process: Int32) -> ExitStatus {
+/// - Throws: ``Errno`` ECHILD when `process` is no child of this one (or was waited for).
+package func waitForExit(of process: Int32) throws(Errno) -> ExitStatus {
     var status: Int32 = 0
-    while waitpid(process, &status, 0) < 0, errno == EINTR {}
+    _ = try valueOrErrno { waitpid(process, &status, 0) }
     let signal = status & 0x7F
     return signal == 0 ? .exited((status >> 8) & 0xFF) : .signaled(signal)
 }
@@ -59,14 +60,13 @@ package func exitImmediately(_ code: Int32) -> Never {
     _exit(code)
 }
 
-/// The absolute path of this process's executable, symbolic links resolved, or nil when
-/// it cannot be read. The C function is `readlink(2)` of `/proc/self/exe`.
-package func currentExecutablePath() -> String? {
+/// The absolute path of this process's executable, symbolic links resolved. The C
+/// function is `readlink(2)` of `/proc/self/exe`.
+package func currentExecutablePath() throws(Errno) -> String {
     var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-    let count = buffer.withUnsafeMutableBufferPointer { buffer in
-        readlink("/proc/self/exe", buffer.baseAddress!, buffer.count - 1)
+    let count = try valueOrErrno {
+        buffer.withUnsafeMutableBufferPointer { readlink("/proc/self/exe", $0.baseAddress!, $0.count - 1) }
     }
-    guard count > 0 else { return nil }
     return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }
 
@@ -76,8 +76,8 @@ package func currentExecutablePath() -> String? {
 /// signal mask and an ignored signal survive `execv`, so they are undone first (the
 /// descriptors loctrack opened are close-on-exec). The C functions are `sigprocmask(2)`,
 /// `signal(2)` and `execv(3)`.
-/// - Returns: only when the exec failed: why.
-package func replaceProcess(with path: String, arguments: [String]) -> Errno {
+/// - Throws: why the exec failed; it returns only then.
+package func replaceProcess(with path: String, arguments: [String]) throws(Errno) -> Never {
     var nothing = sigset_t()
     sigemptyset(&nothing)
     var previous = sigset_t()
@@ -85,10 +85,15 @@ package func replaceProcess(with path: String, arguments: [String]) -> Errno {
     let previousPipeHandler = Glibc.signal(SIGPIPE, SIG_DFL)
     let argv = arguments.map { strdup($0) } + [nil]
     defer { argv.forEach { free($0) } }
-    execv(path, argv)
-    let failure = Errno.current
+    let failure: Errno
+    do throws(Errno) {
+        _ = try valueOrErrno { execv(path, argv) }
+        preconditionFailure("execv returned without an error")
+    } catch {
+        failure = error
+    }
     // Still this process: put back what it runs with.
     _ = Glibc.signal(SIGPIPE, previousPipeHandler)
     pthread_sigmask(SIG_SETMASK, &previous, nil)
-    return failure
+    throw failure
 }

@@ -9,11 +9,9 @@ package func randomBytes(_ count: Int) throws(Errno) -> [UInt8] {
     var filled = 0
     while filled < count {
         // A request over 256 bytes may return fewer; a signal may interrupt it.
-        let result = bytes.withUnsafeMutableBytes { buffer in
-            retryingInterrupts { loctrack_random_bytes(buffer.baseAddress! + filled, UInt(count - filled)) }
+        filled += try valueOrErrno {
+            bytes.withUnsafeMutableBytes { loctrack_random_bytes($0.baseAddress! + filled, UInt(count - filled)) }
         }
-        guard result > 0 else { throw .current }
-        filled += result
     }
     return bytes
 }

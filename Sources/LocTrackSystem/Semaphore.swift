@@ -27,8 +27,13 @@ package final class Semaphore: @unchecked Sendable {
     }
 
     /// Sleeps until the count is above 0, then takes one. The C function is
-    /// `sem_wait(3)`, retried on EINTR.
+    /// `sem_wait(3)`, retried on EINTR; its only other error, EINVAL, would be a
+    /// semaphore that is not one, which the class rules out.
     package func wait() {
-        _ = retryingInterrupts { sem_wait(semaphore) }
+        do throws(Errno) {
+            _ = try valueOrErrno { sem_wait(semaphore) }
+        } catch {
+            preconditionFailure("sem_wait: \(error)")
+        }
     }
 }

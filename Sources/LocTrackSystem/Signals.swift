@@ -1,5 +1,4 @@
-// CGlibcExtras: timespec's memberwise initialiser is seen through the shim's <time.h> in a release build.
-import CGlibcExtras
+internal import CGlibcExtras
 import Glibc
 
 /// A signal number, with names for the signals loctrack handles.
@@ -20,7 +19,7 @@ package struct Signal: RawRepresentable, Hashable, Sendable {
 
 /// A set of signals (`sigset_t`, built with `sigemptyset(3)` and `sigaddset(3)`).
 package struct SignalSet: Sendable {
-    fileprivate var set = sigset_t()
+    var set = sigset_t()
 
     package init(_ signals: [Signal]) {
         sigemptyset(&set)
@@ -28,29 +27,11 @@ package struct SignalSet: Sendable {
     }
 
     /// Adds `signals` to the calling thread's blocked mask; threads started after
-    /// inherit it. The C function is `pthread_sigmask(3)` with `SIG_BLOCK`.
+    /// inherit it. The C function is `pthread_sigmask(3)` with `SIG_BLOCK`, whose only
+    /// error (EINVAL, a bad `how`) the constant rules out.
     package func blockInCallingThread() {
         var set = set
         pthread_sigmask(SIG_BLOCK, &set, nil)
-    }
-
-    /// Waits for one of the (blocked) signals. The C function is `sigwait(3)`.
-    /// - Returns: the signal, or nil when sigwait failed.
-    package func wait() -> Signal? {
-        var set = set
-        var received: Int32 = 0
-        return sigwait(&set, &received) == 0 ? Signal(rawValue: received) : nil
-    }
-
-    /// Waits up to `milliseconds` for one of the (blocked) signals.
-    /// The C function is `sigtimedwait(2)`; EINTR is not retried here.
-    /// - Throws: ``Errno/wouldBlock`` when the time ran out, ``Errno/interrupted``.
-    package func wait(milliseconds: Int64) throws(Errno) -> Signal {
-        var set = set
-        var wait = timespec(tv_sec: Int(milliseconds / 1000), tv_nsec: Int(milliseconds % 1000) * 1_000_000)
-        let signal = sigtimedwait(&set, nil, &wait)
-        guard signal > 0 else { throw .current }
-        return Signal(rawValue: signal)
     }
 }
 

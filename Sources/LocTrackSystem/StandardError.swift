@@ -5,6 +5,7 @@ package func printError(_ message: String) {
     writeToStandardError("loctrack: \(message)\n")
 }
 
+/// `text` on stderr. A stderr that is gone is ignored: there is no one left to tell.
 package func writeToStandardError(_ text: String) {
-    _ = writeAll(StandardDescriptor.error, text)
+    try? writeAll(StandardDescriptor.error, text)
 }

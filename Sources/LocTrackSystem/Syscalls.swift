@@ -5,33 +5,55 @@ import Glibc
 // Pipe, Poll, Thread, Signals, Process, Semaphore, Environment, Time, Memory, Math.
 
 /// Writes all of `bytes` to `descriptor`, however many calls it takes.
-/// - Returns: nil when everything was written, else the failing call's errno.
-package func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) -> Errno? {
-    guard var next = bytes.baseAddress else { return nil }
+/// The C function is `write(2)`, retried on EINTR.
+/// - Throws: the failing call's `Errno`; what came before it was written.
+package func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) throws(Errno) {
+    guard var next = bytes.baseAddress else { return }
     var remaining = bytes.count
     while remaining > 0 {
-        let written = retryingInterrupts { write(descriptor, next, remaining) }
-        if written < 0 { return .current }
+        let written = try valueOrErrno { write(descriptor, next, remaining) }
         next += written
         remaining -= written
     }
-    return nil
+}
+
+/// Writes all of `bytes` to `descriptor` (see ``writeAll(_:_:)-(_,UnsafeRawBufferPointer)``).
+package func writeAll(_ descriptor: Int32, _ bytes: [UInt8]) throws(Errno) {
+    var written = 0
+    while written < bytes.count {
+        written += try valueOrErrno { bytes.withUnsafeBytes { write(descriptor, $0.baseAddress! + written, $0.count - written) } }
+    }
 }
 
 /// Writes all of `text` to `descriptor` (see ``writeAll(_:_:)-(_,UnsafeRawBufferPointer)``).
-package func writeAll(_ descriptor: Int32, _ text: String) -> Errno? {
-    var text = text
-    return text.withUTF8 { writeAll(descriptor, UnsafeRawBufferPointer($0)) }
+package func writeAll(_ descriptor: Int32, _ text: String) throws(Errno) {
+    try writeAll(descriptor, Array(text.utf8))
 }
 
 /// One `read(2)` of up to `count` bytes into `buffer`, retried on EINTR.
-/// - Returns: the bytes read, 0 at end of file, or -1 with ``Errno/current`` set.
-package func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
-    retryingInterrupts { read(descriptor, buffer, count) }
+/// - Returns: the bytes read, 0 at end of file.
+/// - Throws: ``Errno/wouldBlock`` when a non-blocking descriptor has nothing yet.
+package func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) throws(Errno) -> Int {
+    try valueOrErrno { read(descriptor, buffer, count) }
+}
+
+/// One `read(2)` into `buffer`, from its start, of up to its size, retried on EINTR.
+/// - Returns: the bytes read, 0 at end of file.
+/// - Throws: ``Errno/wouldBlock`` when a non-blocking descriptor has nothing yet.
+package func systemRead(_ descriptor: Int32, into buffer: inout [UInt8]) throws(Errno) -> Int {
+    try valueOrErrno { buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) } }
+}
+
+/// One `write(2)` of as many of `bytes` as the descriptor takes, retried on EINTR.
+/// - Returns: the bytes written.
+/// - Throws: ``Errno/wouldBlock`` when a non-blocking descriptor takes nothing now.
+package func systemWrite(_ descriptor: Int32, _ bytes: [UInt8]) throws(Errno) -> Int {
+    try valueOrErrno { bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) } }
 }
 
 /// One `write(2)` of up to `count` bytes from `buffer`, retried on EINTR.
-/// - Returns: the bytes written, or -1 with ``Errno/current`` set.
-package func systemWrite(_ descriptor: Int32, _ buffer: UnsafeRawPointer?, _ count: Int) -> Int {
-    retryingInterrupts { write(descriptor, buffer, count) }
+/// - Returns: the bytes written.
+/// - Throws: ``Errno/wouldBlock`` when a non-blocking descriptor takes nothing now.
+package func systemWrite(_ descriptor: Int32, _ buffer: UnsafeRawPointer?, _ count: Int) throws(Errno) -> Int {
+    try valueOrErrno { write(descriptor, buffer, count) }
 }

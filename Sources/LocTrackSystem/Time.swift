@@ -42,12 +42,14 @@ package func wallClockSeconds() -> Int64 {
 }
 
 /// `format` with its `strftime(3)` fields filled in for `seconds` since 1970, in UTC
-/// (`gmtime_r(3)`); nil when the time cannot be broken down or the result does not fit
-/// in 64 KiB. An empty result is nil too (strftime cannot tell it from "too small").
-package func formatUTC(_ format: String, seconds: Int64) -> String? {
+/// (`gmtime_r(3)`).
+/// - Throws: ``Errno`` EOVERFLOW when the time cannot be broken down (gmtime_r's own
+///   error), ERANGE when the result does not fit in 64 KiB or is empty (strftime cannot
+///   tell an empty result from "too small").
+package func formatUTC(_ format: String, seconds: Int64) throws(Errno) -> String {
     var time = time_t(seconds)
     var parts = tm()
-    guard gmtime_r(&time, &parts) != nil else { return nil }
+    guard gmtime_r(&time, &parts) != nil else { throw .current }
     // strftime returns 0 both for "too small" and for an empty result: grow until it fits.
     var capacity = max(256, format.utf8.count * 4)
     while capacity <= 1 << 16 {
@@ -56,5 +58,5 @@ package func formatUTC(_ format: String, seconds: Int64) -> String? {
         if count > 0 { return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self) }
         capacity *= 4
     }
-    return nil
+    throw Errno(code: ERANGE)
 }

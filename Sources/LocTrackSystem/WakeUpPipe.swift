@@ -11,33 +11,36 @@ package final class WakeUpPipe: Sendable {
 
     /// The end a sleeper polls for `.readable`.
     package var readDescriptor: Int32 { readEnd.rawValue }
-    private var writeDescriptor: Int32 { writeEnd.rawValue }
 
     package init() throws(Errno) {
         let ends = try makePipe(nonBlocking: true)
-        readEnd = FileDescriptor(owning: ends.read)
-        writeEnd = FileDescriptor(owning: ends.write)
+        readEnd = ends.read
+        writeEnd = ends.write
     }
 
-    /// Wakes the sleeper (a full pipe already holds a wake-up: nothing is lost).
+    /// Wakes the sleeper. A full pipe (``Errno/wouldBlock``) already holds a wake-up, and
+    /// the ends are this object's own and open while it lives, so a write has nothing else
+    /// to fail with: there is nothing to report.
     package func wake() {
         var byte: UInt8 = 1
-        _ = retryingInterrupts { write(writeDescriptor, &byte, 1) }
+        _ = try? valueOrErrno { write(writeEnd.rawValue, &byte, 1) }
     }
 
-    /// Empties the pipe, so the next poll() sleeps again. One read nearly always
-    /// does it (a read that does not fill the buffer has taken everything).
+    /// Empties the pipe, so the next poll() sleeps again: reads until it would block. One
+    /// read nearly always does it (a read that does not fill the buffer has taken everything).
     package func drain() {
         var bytes = (UInt64(0), UInt64(0), UInt64(0), UInt64(0))
         let capacity = MemoryLayout.size(ofValue: bytes)
-        while withUnsafeMutableBytes(of: &bytes, { read(readDescriptor, $0.baseAddress!, $0.count) }) == capacity {}
+        while (try? valueOrErrno { withUnsafeMutableBytes(of: &bytes) { read(readEnd.rawValue, $0.baseAddress!, $0.count) } })
+            == capacity {}
     }
 
     /// Sleeps until woken or `milliseconds` pass (-1: until woken); drains what woke it.
     /// - Returns: true when woken, false on timeout.
+    /// - Throws: poll(2)'s `Errno` (ENOMEM: the kernel could not allocate its table).
     @discardableResult
-    package func wait(milliseconds: Int32) -> Bool {
-        let ready = pollOne(readDescriptor, events: .readable, milliseconds: milliseconds) ?? []
+    package func wait(milliseconds: Int32) throws(Errno) -> Bool {
+        let ready = try pollOne(readDescriptor, events: .readable, milliseconds: milliseconds)
         if !ready.isEmpty { drain() }
         return !ready.isEmpty
     }

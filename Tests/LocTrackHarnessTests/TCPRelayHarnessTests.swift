@@ -108,7 +108,7 @@ private final class TestSocket: Sendable {
 
     /// What arrives within `milliseconds` (one read).
     func receive(within milliseconds: Int32 = 2_000) -> Received {
-        guard pollOne(descriptor, events: .readable, milliseconds: milliseconds) ?? [] != [] else { return .nothing }
+        guard (try? pollOne(descriptor, events: .readable, milliseconds: milliseconds)) ?? [] != [] else { return .nothing }
         var buffer = [UInt8](repeating: 0, count: 4_096)
         let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
         return count > 0 ? .bytes(String(decoding: buffer[..<count], as: UTF8.self)) : .reset
@@ -125,7 +125,7 @@ private final class TestServer: Sendable {
     deinit { close(descriptor) }
 
     func accept(within milliseconds: Int32 = 2_000) -> TestSocket? {
-        guard pollOne(descriptor, events: .readable, milliseconds: milliseconds) ?? [] != [] else { return nil }
+        guard (try? pollOne(descriptor, events: .readable, milliseconds: milliseconds)) ?? [] != [] else { return nil }
         let fd = Glibc.accept(descriptor, nil, nil)
         return fd >= 0 ? TestSocket(descriptor: fd) : nil
     }

@@ -13,7 +13,7 @@ let hub = LiveHub(maxStreams: options.maximumStreams, regions: ServeSetup.region
 let service = WebService(readings: hub, assets: ServeSetup.assets(), token: ServeSetup.token(options), options: options)
 // As stream without --no-reconnect: while gpsd is away the page says so, and it comes back.
 let session = GPSDSession(source: options.source, reconnectPolicy: .automatic, reportsSatellites: true)
-await ServeRun(
+let server = ServeRun(
     host: options.listen.host, port: options.listen.port, respond: service.respond(to:),
     live: {
         do throws(LocTrackError) {
@@ -27,4 +27,10 @@ await ServeRun(
         session.finish()
         hub.finish()
     }
-).run()
+)
+// The server runs on Swift's pool and NIO's threads and exits the process itself; the
+// main thread only waits, with SIGINT and SIGTERM blocked (not an async main: see
+// ServerProcess.parkMainThread). Detached: a task made here would inherit the main
+// actor, whose thread is the one parked.
+Task.detached { [server] in await server.run() }
+ServerProcess.parkMainThread()

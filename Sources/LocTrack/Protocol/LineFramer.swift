@@ -46,11 +46,13 @@ struct LineFramer: ~Copyable {
             let overlongBefore = overlongLines
             makeRoom()
             if overlongLines > overlongBefore { overlong() }
-            let count = systemRead(socket, buffer.baseAddress! + end, buffer.count - end)
-            if count == 0 { return .endOfFile }
-            if count < 0 {
-                return Errno.current == .wouldBlock ? .open : .failed(Errno.current.code)
+            let count: Int
+            do throws(Errno) {
+                count = try systemRead(socket, buffer.baseAddress! + end, buffer.count - end)
+            } catch {
+                return error == .wouldBlock ? .open : .failed(error.code)
             }
+            if count == 0 { return .endOfFile }
             let room = buffer.count - end
             let scanFrom = end
             end += count

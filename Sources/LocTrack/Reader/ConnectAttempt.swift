@@ -8,6 +8,11 @@ import LocTrackSystem
 /// reader therefore waits for the attempt on its wake-up pipe with a deadline
 /// (``ReaderTimings/connect``), and stays stoppable meanwhile. An abandoned attempt
 /// closes its connection itself if `connect()` ever returns.
+///
+/// The thread, `loctrack-connect`, is this object's: joined when the object goes away
+/// (the outcome was taken, so the thread has stored it and is returning), or handed to
+/// ``ThreadReaper`` when the reader abandons it, since a join would then wait as long
+/// as `connect()` does.
 final class ConnectAttempt: Sendable {
     private enum State {
         case pending
@@ -25,42 +30,52 @@ final class ConnectAttempt: Sendable {
         let result: Result<any GPSDTransport, LocTrackError>
     }
 
-    private let state = Mutex(State.pending)
+    /// What the connector thread holds: the outcome, not the attempt (and so not its thread).
+    private final class Outcome: Sendable {
+        let state = Mutex(State.pending)
+    }
+
+    private let outcome = Outcome()
+    private let thread = Mutex<JoinableThread?>(nil)
 
     /// Starts connecting; `control`'s wake-up pipe is woken when the attempt is done.
     init(connector: any GPSDConnector, source: GPSDSource, control: ReaderControl) throws(Errno) {
-        try startThread(named: "loctrack-connect") { [self] in
+        let outcome = self.outcome
+        var started: JoinableThread? = try JoinableThread(named: "loctrack-connect") {
             let result: Result<any GPSDTransport, LocTrackError>
             do throws(LocTrackError) {
                 result = .success(try connector.connect(to: source))
             } catch {
                 result = .failure(error)
             }
-            let wanted = state.withLock { state -> Bool in
+            let wanted = outcome.state.withLock { state -> Bool in
                 guard case .pending = state else { return false }
                 state = .finished(HandOver(result: result))
                 return true
             }
             if wanted { control.wakeUps.wake() }
         }
+        thread.withLock { $0 = started.take() }
     }
 
     /// The outcome, once; nil while `connect()` is still running.
     func take() -> Result<any GPSDTransport, LocTrackError>? {
-        state.withLock { state -> Result<any GPSDTransport, LocTrackError>? in
+        outcome.state.withLock { state -> Result<any GPSDTransport, LocTrackError>? in
             guard case .finished(let handOver) = state else { return nil }
             state = .taken
             return handOver.result
         }
     }
 
-    /// The reader no longer waits: a connection that arrives later is closed at once.
+    /// The reader no longer waits: a connection that arrives later is closed at once, and
+    /// the thread is joined by ``ThreadReaper`` whenever `connect()` returns.
     func abandon() {
-        let late = state.withLock { state -> HandOver? in
+        let late = outcome.state.withLock { state -> HandOver? in
             defer { state = .abandoned }
             if case .finished(let handOver) = state { return handOver }
             return nil
         }
         _ = late  // released here, on the reader thread: its deinit closes the socket
+        if let running = thread.withLock({ $0.take() }) { running.handToReaper() }
     }
 }

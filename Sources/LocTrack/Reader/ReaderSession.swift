@@ -80,9 +80,11 @@ final class ReaderSession {
             if control.isStopRequested { return .stopped }
             let timeout = nextTimeout(now: Monotonic.milliseconds, bannerDeadline: bannerDeadline)
             descriptors.setEvents(0, control.isPaused ? [] : .readable)
-            let ready = descriptors.wait(milliseconds: timeout)
-            if ready < 0 {
-                return .failed(LocTrackError(.connectionLost, source: source, failedCall: "poll", .current))
+            let ready: Int
+            do throws(Errno) {
+                ready = try descriptors.wait(milliseconds: timeout)
+            } catch {
+                return .failed(LocTrackError(.connectionLost, source: source, failedCall: "poll", error))
             }
             if !descriptors.returned(1).isEmpty {
                 control.wakeUps.drain()

@@ -12,6 +12,11 @@ import LocTrackSystem
 /// Stopping: ``ReaderControl/requestStop(flushing:)`` sets a flag and wakes the
 /// pipe; the thread wakes within a millisecond, turns the watch off, closes the
 /// socket, and sends ``ReaderEvent/ended``.
+///
+/// This object is what the thread runs; the thread itself belongs to whoever holds the
+/// handle ``start()`` returns (the session's record of the connection), which joins it.
+/// The thread holds this object, never its handle, so the handle's last release can
+/// happen elsewhere than on the reader thread.
 final class ReaderThread: Sendable {
     let source: GPSDSource
     let reconnectPolicy: ReconnectPolicy
@@ -39,9 +44,11 @@ final class ReaderThread: Sendable {
         self.deliver = deliver
     }
 
-    func start() throws(LocTrackError) {
-        do {
-            try startThread(named: "loctrack-gpsd") { [self] in run() }
+    /// Starts the thread.
+    /// - Returns: the thread, joined when the returned handle goes away.
+    func start() throws(LocTrackError) -> JoinableThread {
+        do throws(Errno) {
+            return try JoinableThread(named: "loctrack-gpsd") { [self] in run() }
         } catch {
             throw LocTrackError(.cannotConnect, source: source, failedCall: "starting the reader thread", error)
         }
@@ -133,7 +140,9 @@ final class ReaderThread: Sendable {
                 attempt.abandon()
                 return .failure(LocTrackError(.cannotConnect, source: source, reason: "no answer within \(timings.connect.spoken)"))
             }
-            control.wakeUps.wait(milliseconds: Int32(clamping: remaining))
+            // A failed poll (ENOMEM) goes round again: the stop, the attempt and the
+            // deadline are checked each time.
+            _ = try? control.wakeUps.wait(milliseconds: Int32(clamping: remaining))
         }
     }
 
@@ -143,7 +152,7 @@ final class ReaderThread: Sendable {
         while !control.isStopRequested {
             let remaining = deadline - Monotonic.milliseconds
             if remaining <= 0 { return false }
-            control.wakeUps.wait(milliseconds: Int32(clamping: remaining))
+            _ = try? control.wakeUps.wait(milliseconds: Int32(clamping: remaining))  // as in connect()
         }
         return true
     }

@@ -1,4 +1,5 @@
 import Synchronization
+import LocTrackSystem
 
 /// One gpsd connection and everyone iterating over its events.
 ///
@@ -28,10 +29,32 @@ public final class GPSDSession: Sendable {
         var finishRequested = false
     }
 
-    /// One reader thread and the serial processor that carries its events.
-    struct Connection: Sendable {
+    /// One reader thread and the serial processor that carries its events. The reader
+    /// thread is this object's: when its last holder (the session's record, a subscribe in
+    /// progress) lets go, the reader is asked to stop and the thread is joined, so a session
+    /// whose connection ended holds no thread. When that release happens on the reader
+    /// thread itself (a consumer that runs there, through `consumersRunOn:`, ended the last
+    /// iteration), ``ThreadReaper`` joins it instead.
+    final class Connection: Sendable {
         let reader: ReaderThread
         let processor: SerialProcessor
+        private let thread = Mutex<JoinableThread?>(nil)
+
+        init(reader: ReaderThread, processor: SerialProcessor) {
+            self.reader = reader
+            self.processor = processor
+        }
+
+        /// Starts the reader thread.
+        func start() throws(LocTrackError) {
+            var started: JoinableThread? = try reader.start()
+            thread.withLock { $0 = started.take() }
+        }
+
+        // The thread property goes after this: the stop is asked first, then the join waits.
+        deinit {
+            reader.control.requestStop(flushing: false)
+        }
 
         /// Tells the reader what a new consumer needs from gpsd.
         func ask(for options: SubscriberOptions) {
@@ -75,11 +98,9 @@ public final class GPSDSession: Sendable {
         self.timings = timings
     }
 
-    // Iterators hold the session, so none is left when it goes; a reader still
-    // running here had no consumer left to stop it.
-    deinit {
-        state.withLock { $0.connection }?.reader.control.requestStop(flushing: false)
-    }
+    // Iterators hold the session, so none is left when it goes; a reader still running
+    // here had no consumer left to stop it. Its connection goes with the state, which
+    // stops the reader and joins its thread.
 
     private static let registry = Mutex<[GPSDSource: WeakSession]>([:])
 
@@ -139,40 +160,44 @@ public final class GPSDSession: Sendable {
 
     /// A new consumer on the current connection, or on a new one.
     func subscribe(_ options: SubscriberOptions) -> Subscription.Start {
-        state.withLock { state -> Subscription.Start in
+        // A connection that ended is released after the lock: its release joins its thread.
+        let (start, ended) = state.withLock { state -> (Subscription.Start, Connection?) in
             if let connection = state.connection, let id = connection.processor.add(options) {
                 connection.ask(for: options)
-                return .subscribed(connection, id, self)
+                return (.subscribed(connection, id, self), nil)
             }
-            state.connection = nil  // ended, or its last consumer left
+            let ended = state.connection.take()  // ended, or its last consumer left
             if state.finishRequested {
                 state.finishRequested = false
-                return .finished
+                return (.finished, ended)
             }
             do throws(LocTrackError) {
                 let connection = try makeConnection()
                 // The first consumer is in before the reader starts: what the reader sees
                 // first (gpsd's banner, a connection refused at once) has someone to go to,
                 // and a failure is thrown, not taken for the end of a closed processor.
-                guard let id = connection.processor.add(options) else { return .finished }
+                guard let id = connection.processor.add(options) else { return (.finished, ended) }
                 connection.ask(for: options)
-                try connection.reader.start()
+                try connection.start()
                 state.connection = connection
-                return .subscribed(connection, id, self)
+                return (.subscribed(connection, id, self), ended)
             } catch {
-                return .failed(error)
+                return (.failed(error), ended)
             }
         }
+        withExtendedLifetime(ended) {}
+        return start
     }
 
     /// Drops the record of a connection whose last consumer left or whose reader ended,
     /// so a session kept between iterations holds no descriptor (its wake-up pipe).
+    /// The connection is released after the lock: its release joins the reader thread.
     fileprivate func forgetConnection(ifClosed processor: SerialProcessor) {
-        state.withLock { state in
-            if let connection = state.connection, connection.processor === processor, processor.isClosed {
-                state.connection = nil
-            }
+        let ended = state.withLock { state -> Connection? in
+            guard let connection = state.connection, connection.processor === processor, processor.isClosed else { return nil }
+            return state.connection.take()
         }
+        withExtendedLifetime(ended) {}
     }
 
     /// A reader and its processor; the reader is not started yet.

@@ -33,9 +33,10 @@ struct MonitorAddCommand {
             return [(options.identifier ?? "", try GeofenceCondition.circle(center: center, radius: radius), options.title)]
         case .geoJSON(let path):
             let bytes: [UInt8]
-            switch readWholeFile(path == "-" ? "/dev/stdin" : path) {
-            case .success(let contents): bytes = contents
-            case .failure(let error): throw MonitorInputError.unreadable(path: path, error)
+            do throws(Errno) {
+                bytes = try readWholeFile(path == "-" ? "/dev/stdin" : path)
+            } catch {
+                throw MonitorInputError.unreadable(path: path, error)
             }
             let found = try GeoJSONRegions.conditions(in: bytes)
             if options.title != nil, found.count != 1 {

@@ -14,15 +14,17 @@ struct OnceCommand {
         let format = options.format ?? .default(stdoutIsTerminal: output.isTerminal)
         let statusLine = WaitingStatusLine.isUseful ? WaitingStatusLine() : nil
         // Nothing has been accepted yet, so a signal has nothing to flush.
+        let signals: SignalWatcher
         do {
-            try SignalWatcher.start { signal in
+            signals = try TerminationSignals.watch { signal in
                 statusLine?.erase()
-                exitImmediately(signal == Signal.interrupt.rawValue ? ExitCode.interrupted.rawValue : ExitCode.terminated.rawValue)
+                exitImmediately(signal == .interrupt ? ExitCode.interrupted.rawValue : ExitCode.terminated.rawValue)
             }
         } catch {
             printError("cannot watch for signals: \(error)")
             return .unavailable
         }
+        defer { signals.stop() }
         let reporter = StatusReporter(verbose: options.verbose)
         let session = GPSDSession(
             source: options.source, reportsSatellites: statusLine != nil, consumersRunOn: consumerExecutor)

@@ -13,15 +13,19 @@ struct ServeCommand {
     /// Only returns when there is no server to run.
     func run() -> ExitCode {
         let places = InstallLayout.serverCandidates(
-            override: environmentValue(InstallLayout.serverVariable), programDirectory: InstallLayout.runningProgramDirectory)
+            // Without /proc/self/exe the candidates are the override alone, and the message says so.
+            override: environmentValue(InstallLayout.serverVariable), programDirectory: try? InstallLayout.runningProgramDirectory())
         guard let server = places.first(where: isExecutableFile) else {
             printError("cannot serve: \(InstallLayout.serverName) is not installed (looked for "
                        + (places.isEmpty ? "it beside loctrack, whose folder is unknown" : places.joined(separator: ", "))
                        + ")")
             return .unavailable
         }
-        let failure = replaceProcess(with: server, arguments: [server] + options.handoffArguments)
-        printError("cannot run \(server): \(failure)")
-        return .unavailable
+        do throws(Errno) {
+            try replaceProcess(with: server, arguments: [server] + options.handoffArguments)
+        } catch {
+            printError("cannot run \(server): \(error)")
+            return .unavailable
+        }
     }
 }

@@ -10,7 +10,7 @@ public enum CLI {
     /// Call first thing in `main`, before any thread starts: SIGINT and SIGTERM are
     /// then handled by loctrack (flush, close, exit) instead of killing it mid-write.
     public static func prepareProcess() {
-        SignalWatcher.blockTerminationSignals()
+        TerminationSignals.block()
         useOneMallocArena()
     }
 

@@ -5,6 +5,10 @@ extension TrackPathPattern {
     /// `strftime` fields filled in.
     package func fileName(utcSeconds seconds: Int64) -> String {
         guard rotates || text.contains("%") else { return text }
-        return formatUTC(text, seconds: seconds) ?? text
+        do throws(Errno) {
+            return try formatUTC(text, seconds: seconds)
+        } catch {
+            return text  // nothing to fill in, or a time strftime cannot show: the text as it is
+        }
     }
 }

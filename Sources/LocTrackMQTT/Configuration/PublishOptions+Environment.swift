@@ -53,7 +53,7 @@ extension PublishOptions {
     /// The file at `path` as UTF-8 text.
     /// - Throws: the `errno` of `open` or `read`, whose description is `strerror`'s.
     public static func readTextFile(_ path: String) throws -> String {
-        String(decoding: try readWholeFile(path).get(), as: UTF8.self)
+        String(decoding: try readWholeFile(path), as: UTF8.self)
     }
 
     private static func joined(_ directory: String, _ child: String) -> String {

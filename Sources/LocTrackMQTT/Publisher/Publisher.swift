@@ -13,11 +13,14 @@ import LocTrackSystem
 /// nothing: the spool is sent first on reconnect and on the next start.
 ///
 /// The thread is ``PublisherLoop``, which performs what ``PublisherStateMachine`` decides,
-/// over an ``MQTTTransport``.
+/// over an ``MQTTTransport``. It is the publisher's: ``finish(drainingFor:)`` returns once
+/// it has ended and been joined, and a publisher released without `finish` stops it and
+/// joins it in its `deinit`.
 public final class Publisher: Sendable {
     /// What the thread runs on: everything but the ``Publisher`` itself, so that a
     /// publisher nobody holds any more is deinitialised, and its deinit stops the thread.
     let core: PublisherCore
+    private let thread = Mutex<JoinableThread?>(nil)
 
     /// Opens the spool and starts the publisher's thread, which connects at once.
     /// - Parameter onStatus: called on the publisher's thread for every change worth
@@ -30,18 +33,22 @@ public final class Publisher: Sendable {
     ) throws(PublishError) {
         core = try PublisherCore(configuration, hooks: hooks, onStatus: onStatus)
         let core = self.core
-        do {
-            try startThread(named: "loctrack-mqtt") {
+        var started: JoinableThread?
+        do throws(Errno) {
+            started = try JoinableThread(named: "loctrack-mqtt") {
                 PublisherLoop.runWithLibmosquitto(core)
                 core.threadEnded()
             }
         } catch {
             throw .thread(error.code)
         }
+        thread.withLock { $0 = started.take() }
     }
 
     /// A publisher dropped without ``finish(drainingFor:)`` stops its thread at once; what
-    /// the broker has not acknowledged stays in the spool.
+    /// the broker has not acknowledged stays in the spool. The thread is joined as the
+    /// handle goes, after this (by ``ThreadReaper`` when this runs on the thread itself:
+    /// a status callback that held the last reference).
     deinit {
         core.requestStop(drainingFor: .zero)
     }
@@ -89,8 +96,11 @@ public final class Publisher: Sendable {
     /// is spooled (while connected), then disconnects. What is not acknowledged stays in
     /// the spool for the next start.
     public func finish(drainingFor drain: Duration = .seconds(2)) async {
-        guard !core.requestStop(drainingFor: drain) else { return }
-        await withCheckedContinuation { continuation in core.whenEnded { continuation.resume() } }
+        if !core.requestStop(drainingFor: drain) {
+            await withCheckedContinuation { continuation in core.whenEnded { continuation.resume() } }
+        }
+        // Its last act done, the thread is returning: the join waits for no more than that.
+        if let ended = thread.withLock({ $0.take() }) { ended.join() }
     }
 }
 

@@ -140,7 +140,8 @@ struct PublisherLoop<Transport: MQTTTransport, Jitter: RandomNumberGenerator> {
         let socket = transport.socket
         descriptors.set(0, descriptor: core.wakeUps.readDescriptor, events: .readable)
         descriptors.set(1, descriptor: socket, events: transport.wantsWrite ? [.readable, .writable] : .readable)
-        _ = descriptors.wait(entries: socket >= 0 ? 2 : 1, milliseconds: timeout)
+        // A failed poll (ENOMEM) is a short sleep: the loop decides again by the deadline.
+        _ = try? descriptors.wait(entries: socket >= 0 ? 2 : 1, milliseconds: timeout)
         if !descriptors.returned(0).isEmpty { core.wakeUps.drain() }
     }
 }

@@ -72,9 +72,11 @@ package final class Spool: Sendable {
     private let appendTurn: Mutex<Void>
     /// The head writer's turn, with the head file it writes: held while the head is
     /// written and synced and the segment files below it are deleted.
-    private let headTurn: Mutex<SpoolHeadFile>
-    /// `DIR/lock`, flocked for as long as the spool is open.
-    private let lockDescriptor: Int32
+    /// nil only once the spool is going away.
+    private let headTurn: Mutex<SpoolHeadFile?>
+    /// `DIR/lock`, flocked for as long as the spool is open: closed after ``deinit``'s
+    /// body, so after the segments and the head file.
+    private let lock: FileDescriptor
 
     /// Opens the spool in `directory`, creating the folder (0700) and its head file when
     /// missing, and recovering after a crash (see the top of Spool.swift).
@@ -88,7 +90,7 @@ package final class Spool: Sendable {
         state = Mutex(opened.state)
         appendTurn = Mutex(())
         headTurn = Mutex(opened.headFile)
-        lockDescriptor = opened.lock
+        lock = opened.lock
     }
 
     /// Closes every descriptor, the lock last.
@@ -97,8 +99,7 @@ package final class Spool: Sendable {
             let tail = state.withLock { $0.takeTail() }
             _ = tail
         }
-        headTurn.withLock { $0.close() }
-        closeDescriptor(lockDescriptor)
+        headTurn.withLock { $0 = nil }
     }
 
     /// Appends `messages` in order, durably: one `pwrite` per segment touched and an
@@ -199,8 +200,8 @@ package final class Spool: Sendable {
             let now = Monotonic.milliseconds
             let action = state.withLock { $0.headAction(durably: durably, now: now) }
             switch action {
-            case .write(let head, let sync): try headFile.write(head, sync: sync)
-            case .sync: try headFile.sync()
+            case .write(let head, let sync): try headFile!.write(head, sync: sync)
+            case .sync: try headFile!.sync()
             case .none, .alreadySynced: break
             }
             // The head first, then the files below it.

@@ -8,17 +8,17 @@ enum SpoolDisk {
     /// folder, so that the new file, and the records about to be written to it, survive a
     /// power cut.
     static func createSegment(_ path: String, in directory: String) throws(SpoolError) -> SpoolFile {
-        let descriptor = try io(path, "create") { () throws(Errno) in
+        let file = try io(path, "create") { () throws(Errno) in
             try openFile(path, [.readWrite, .create, .exclusive], mode: 0o600)
         }
         do {
             try io(directory, "sync the folder") { () throws(Errno) in try syncDirectory(directory) }
         } catch {
-            closeDescriptor(descriptor)
+            _ = consume file
             try? removeFile(path)
             throw error
         }
-        return SpoolFile(path: path, descriptor: descriptor)
+        return SpoolFile(path: path, file: file)
     }
 
     /// Writes `bytes`, whole records, at `offset` of `file` (its size: only the appender
@@ -68,8 +68,8 @@ enum SpoolDisk {
         if let file = read.file {
             bytes = try io(path, "read") { () throws(Errno) in try readBytes(file.descriptor, at: start, count: count) }
         } else {
-            let descriptor = try io(path, "open") { () throws(Errno) in try openFile(path, .readOnly) }
-            defer { closeDescriptor(descriptor) }
+            let opened = try io(path, "open") { () throws(Errno) in try openFile(path, .readOnly) }
+            let descriptor = opened.rawValue
             bytes = try io(path, "read") { () throws(Errno) in try readBytes(descriptor, at: start, count: count) }
         }
         var result: [(sequence: UInt64, message: SpoolMessage)] = []

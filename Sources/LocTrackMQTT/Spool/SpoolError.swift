@@ -51,7 +51,7 @@ package struct SpoolError: Error, Sendable, Hashable, CustomStringConvertible {
 }
 
 /// Runs a system call wrapper, turning its `Errno` into ``SpoolError/Kind/io(operation:errorNumber:)`` for `path`.
-func io<Value>(_ path: String, _ operation: String, _ body: () throws(Errno) -> Value) throws(SpoolError) -> Value {
+func io<Value: ~Copyable>(_ path: String, _ operation: String, _ body: () throws(Errno) -> Value) throws(SpoolError) -> Value {
     do {
         return try body()
     } catch {

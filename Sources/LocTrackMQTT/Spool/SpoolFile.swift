@@ -13,10 +13,13 @@ final class SpoolFile: Sendable {
     let path: String
     /// Open for reading and writing; -1 for a file that was never opened (``init(notOpen:)``).
     let descriptor: Int32
+    /// The open file, closed with this object; nil for a stand-in.
+    private let file: FileDescriptor?
 
-    init(path: String, descriptor: Int32) {
+    init(path: String, file: consuming FileDescriptor) {
         self.path = path
-        self.descriptor = descriptor
+        descriptor = file.rawValue
+        self.file = .some(file)
     }
 
     /// A stand-in with no descriptor, for the tests of ``SpoolState``'s decisions: they
@@ -24,9 +27,6 @@ final class SpoolFile: Sendable {
     init(notOpen path: String) {
         self.path = path
         descriptor = -1
-    }
-
-    deinit {
-        if descriptor >= 0 { closeDescriptor(descriptor) }
+        file = nil
     }
 }

@@ -18,37 +18,35 @@ struct SpoolHeadFile {
     static let magic: [UInt8] = Array("LTSH".utf8)
 
     let path: String
-    private let descriptor: Int32
+    /// Shared by the copies of this value, closed when the last one goes.
+    private let file: SharedDescriptor
+    private var descriptor: Int32 { file.rawValue }
     /// The slot the next write goes to: the one holding the older value.
     private var nextSlot: Int
 
     /// The head file of `directory` and the head it holds, or nil when there is none yet.
     static func open(directory: String) throws(SpoolError) -> (file: SpoolHeadFile, head: UInt64)? {
         let path = directory + "/head"
-        let descriptor: Int32
+        let file: SharedDescriptor
         do {
-            descriptor = try openFile(path, .readWrite)
+            file = SharedDescriptor(try openFile(path, .readWrite))
         } catch where error == .noSuchFile {
             return nil
         } catch {
             throw .io(path, "open", error.code)
         }
-        do throws(SpoolError) {
-            let bytes = try io(path, "read") { () throws(Errno) in try readToEnd(descriptor) }
-            guard bytes.count == 2 * slotSize else {
-                throw .corrupt(path, at: nil, "\(bytes.count) bytes instead of \(2 * slotSize)")
-            }
-            let values = (0..<2).map { decode(Array(bytes[($0 * slotSize)..<(($0 + 1) * slotSize)])) }
-            guard let head = values.compactMap({ $0 }).max() else {
-                throw .corrupt(path, at: 0, "neither copy of the head passes its checksum")
-            }
-            // Overwrite a spoiled slot, else the one with the smaller (older) value.
-            let older = values[0] == nil ? 0 : values[1] == nil ? 1 : (values[0]! <= values[1]! ? 0 : 1)
-            return (SpoolHeadFile(path: path, descriptor: descriptor, nextSlot: older), head)
-        } catch {
-            closeDescriptor(descriptor)
-            throw error
+        let descriptor = file.rawValue
+        let bytes = try io(path, "read") { () throws(Errno) in try readToEnd(descriptor) }
+        guard bytes.count == 2 * slotSize else {
+            throw .corrupt(path, at: nil, "\(bytes.count) bytes instead of \(2 * slotSize)")
         }
+        let values = (0..<2).map { decode(Array(bytes[($0 * slotSize)..<(($0 + 1) * slotSize)])) }
+        guard let head = values.compactMap({ $0 }).max() else {
+            throw .corrupt(path, at: 0, "neither copy of the head passes its checksum")
+        }
+        // Overwrite a spoiled slot, else the one with the smaller (older) value.
+        let older = values[0] == nil ? 0 : values[1] == nil ? 1 : (values[0]! <= values[1]! ? 0 : 1)
+        return (SpoolHeadFile(path: path, file: file, nextSlot: older), head)
     }
 
     /// Creates the head file of `directory` holding `head` in both slots: written to
@@ -58,10 +56,9 @@ struct SpoolHeadFile {
         try? removeFile(temporary)  // left by a crash during an earlier creation
         let bytes = encode(head) + encode(head)
         try io(temporary, "create") { () throws(Errno) in
-            let descriptor = try openFile(temporary, [.writeOnly, .create, .exclusive], mode: 0o600)
-            defer { closeDescriptor(descriptor) }
-            if let error = bytes.withUnsafeBytes({ writeAll(descriptor, $0) }) { throw error }
-            try syncFile(descriptor)
+            let file = try openFile(temporary, [.writeOnly, .create, .exclusive], mode: 0o600)
+            try writeAll(file.rawValue, bytes)
+            try syncFile(file.rawValue)
         }
         try io(path, "rename \(temporary) over") { () throws(Errno) in try renameFile(temporary, over: path) }
         try io(directory, "sync the folder") { () throws(Errno) in try syncDirectory(directory) }
@@ -83,10 +80,6 @@ struct SpoolHeadFile {
     /// `fdatasync`s what ``write(_:sync:)`` left unsynced.
     func sync() throws(SpoolError) {
         try io(path, "sync") { () throws(Errno) in try syncData(descriptor) }
-    }
-
-    func close() {
-        closeDescriptor(descriptor)
     }
 
     static func encode(_ head: UInt64) -> [UInt8] {

@@ -1,16 +1,23 @@
 import LocTrack
 import LocTrackSystem
 
+/// What ``SpoolState/open(directory:limitBytes:segmentBytes:)`` opened.
+struct OpenedSpool: ~Copyable {
+    var state: SpoolState
+    var headFile: SpoolHeadFile
+    /// `DIR/lock`, flocked.
+    var lock: FileDescriptor
+}
+
 extension SpoolState {
     /// Opens the spool in `directory`, creating it (mode 0700) when missing, and recovers
     /// what a crash left: a torn record at the end of the last segment is cut off,
     /// segments wholly below the head are deleted, and anything else that is wrong is
     /// reported rather than skipped, as skipping would lose messages silently. Runs
     /// before the spool is shared, so it needs no lock.
-    /// - Returns: the state, the head file, and `DIR/lock`'s descriptor, flocked (closed
-    ///   last, when the spool is).
-    static func open(directory: String, limitBytes: Int64, segmentBytes: Int64)
-        throws(SpoolError) -> (state: SpoolState, headFile: SpoolHeadFile, lock: Int32) {
+    /// - Returns: the state, the head file, and `DIR/lock`, flocked (closed last, when the
+    ///   spool is).
+    static func open(directory: String, limitBytes: Int64, segmentBytes: Int64) throws(SpoolError) -> OpenedSpool {
         try io(directory, "create") { () throws(Errno) in try makeDirectories(directory, mode: 0o700) }
         let lockPath = directory + "/lock"
         let lock = try io(lockPath, "open") { () throws(Errno) in try openFile(lockPath, [.readWrite, .create], mode: 0o600) }
@@ -18,7 +25,7 @@ extension SpoolState {
         let segments: [SpoolSegment], head: UInt64, headFile: SpoolHeadFile
         do throws(SpoolError) {
             do {
-                try lockFile(lock, .exclusive, waiting: false)
+                try lockFile(lock.rawValue, .exclusive, waiting: false)
             } catch where error == .wouldBlock {
                 throw SpoolError(path: directory, kind: .inUse)
             } catch {
@@ -30,7 +37,6 @@ extension SpoolState {
             // has been acknowledged then, or at worst messages are sent again.
             head = stored?.head ?? segments.first?.firstSequence ?? 0
             if let first = segments.first, head < first.firstSequence {
-                stored?.file.close()
                 throw .corrupt(directory + "/head", at: nil,
                                "the head is sequence \(head) but the oldest segment starts at \(first.firstSequence)")
             }
@@ -41,7 +47,6 @@ extension SpoolState {
             }
         } catch {
             tail = nil
-            closeDescriptor(lock)
             throw error
         }
         // A last segment ending below the head cannot be continued: the next sequence
@@ -58,11 +63,9 @@ extension SpoolState {
             }
         } catch {
             _ = state.takeTail()
-            headFile.close()
-            closeDescriptor(lock)
             throw error
         }
-        return (state, headFile, lock)
+        return OpenedSpool(state: state, headFile: headFile, lock: lock)
     }
 
     /// Reads every segment of `directory`, oldest first, checking each record.
@@ -77,7 +80,8 @@ extension SpoolState {
                 throw .corrupt(segment.path, at: nil, "starts at sequence \(firstSequence), but the segment before ends at \(previous.endSequence)")
             }
             let isLast = index == firstSequences.count - 1
-            let descriptor = try io(segment.path, "open") { () throws(Errno) in try openFile(segment.path, isLast ? .readWrite : .readOnly) }
+            let file = try io(segment.path, "open") { () throws(Errno) in try openFile(segment.path, isLast ? .readWrite : .readOnly) }
+            let descriptor = file.rawValue
             do {
                 let bytes = try io(segment.path, "read") { () throws(Errno) in try readToEnd(descriptor) }
                 segment.ends = try recordEnds(of: bytes, in: segment.path, isLast: isLast)
@@ -88,13 +92,9 @@ extension SpoolState {
                         try syncData(descriptor)
                     }
                 }
-            } catch {
-                closeDescriptor(descriptor)
-                throw error
             }
             segments.append(segment)
-            if isLast { return (segments, SpoolFile(path: segment.path, descriptor: descriptor)) }
-            closeDescriptor(descriptor)
+            if isLast { return (segments, SpoolFile(path: segment.path, file: file)) }
         }
         return (segments, nil)
     }

@@ -10,21 +10,24 @@ extension MonitorStore {
         let bytes = MonitorFileFormat.encode(snapshot)
         let temporary = temporaryPath
         try? removeFile(temporary)  // a leftover of a writer that died; usually absent
-        let descriptor = try io(temporary, "create") { () throws(Errno) in
+        let file = try io(temporary, "create") { () throws(Errno) in
             try openFile(temporary, [.writeOnly, .create, .exclusive], mode: Self.fileMode)
         }
+        let descriptor = file.rawValue
         do {
             try io(temporary, "write") { () throws(Errno) in
-                if let error = bytes.withUnsafeBytes({ writeAll(descriptor, $0) }) { throw error }
+                try writeAll(descriptor, bytes)
             }
             try io(temporary, "sync") { () throws(Errno) in try syncFile(descriptor) }
         } catch {
-            closeDescriptor(descriptor)
+            _ = consume file
             try? removeFile(temporary)
             throw error
         }
-        do {
-            try io(temporary, "close") { () throws(Errno) in try closeFile(descriptor) }
+        do throws(GeofenceError) {
+            do throws(Errno) { try file.close() } catch {
+                throw GeofenceError.stateFileIO(path: temporary, operation: "close", errorNumber: error.code)
+            }
             try io(statePath, "rename \(temporary) over") { () throws(Errno) in try renameFile(temporary, over: statePath) }
         } catch {
             try? removeFile(temporary)
@@ -55,16 +58,16 @@ extension MonitorStore {
         guard let expected else { return nil }
         return try withExclusiveLock { () throws(GeofenceError) -> Int? in
             guard signature() == expected else { return nil }
-            let descriptor = try io(statePath, "open") { () throws(Errno) in
+            let file = try io(statePath, "open") { () throws(Errno) in
                 try openFile(statePath, [.readWrite, .append])
             }
-            defer { closeDescriptor(descriptor) }
+            let descriptor = file.rawValue
             let last = try io(statePath, "read") { () throws(Errno) in try byte(at: expected.size - 1, of: descriptor) }
             guard last == UInt8(ascii: "\n") else { return nil }
             let line = MonitorFileFormat.encodeDecisions(
                 conditions, events: events, delivered: delivered, lastFixTime: lastFixTime)
             try io(statePath, "append to") { () throws(Errno) in
-                if let error = line.withUnsafeBytes({ writeAll(descriptor, $0) }) { throw error }
+                try writeAll(descriptor, line)
                 try syncData(descriptor)
             }
             return line.count
@@ -72,7 +75,7 @@ extension MonitorStore {
     }
 
     /// Runs a system call wrapper, turning its `Errno` into `.stateFileIO` for `path`.
-    func io<Value>(_ path: String, _ operation: String, _ body: () throws(Errno) -> Value) throws(GeofenceError) -> Value {
+    func io<Value: ~Copyable>(_ path: String, _ operation: String, _ body: () throws(Errno) -> Value) throws(GeofenceError) -> Value {
         do {
             return try body()
         } catch {

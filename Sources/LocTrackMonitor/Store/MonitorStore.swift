@@ -69,9 +69,8 @@ package struct MonitorStore: Sendable {
     /// - Throws: `.stateFileIO` when the file cannot be read, `.corruptStateFile` when it
     ///   is not a state file.
     package func read() throws(GeofenceError) -> MonitorSnapshot {
-        guard let lockDescriptor = try openLock(creatingDirectories: false) else { return MonitorSnapshot(name: name) }
-        defer { closeDescriptor(lockDescriptor) }
-        try lock(lockDescriptor, .shared, as: "lock (shared)")
+        guard let lockFile = try openLock(creatingDirectories: false) else { return MonitorSnapshot(name: name) }
+        try lock(lockFile.rawValue, .shared, as: "lock (shared)")
         return try readLocked()
     }
 
@@ -83,18 +82,15 @@ package struct MonitorStore: Sendable {
     /// (a copied file), and the file is read unlocked.
     package func readWithoutWriting() throws(GeofenceError) -> MonitorSnapshot? {
         guard fileExists(statePath) else { return nil }
-        let lockDescriptor: Int32?
+        let lockFile: FileDescriptor
         do {
-            lockDescriptor = try openFile(lockPath, .readOnly)
+            lockFile = try openFile(lockPath, .readOnly)
         } catch where error == .noSuchFile {
-            lockDescriptor = nil
+            return try readLocked()
         } catch {
             throw .stateFileIO(path: lockPath, operation: "open", errorNumber: error.code)
         }
-        defer {
-            if let lockDescriptor { closeDescriptor(lockDescriptor) }
-        }
-        if let lockDescriptor { try lock(lockDescriptor, .shared, as: "lock (shared)") }
+        try lock(lockFile.rawValue, .shared, as: "lock (shared)")
         return try readLocked()
     }
 
@@ -112,11 +108,10 @@ package struct MonitorStore: Sendable {
     /// `update { (snapshot: inout MonitorSnapshot) throws(GeofenceError) in try snapshot.remove(id) }`.
     @discardableResult
     package func update(_ change: (inout MonitorSnapshot) throws(GeofenceError) -> Void) throws(GeofenceError) -> MonitorSnapshot {
-        guard let lockDescriptor = try openLock(creatingDirectories: true) else {
+        guard let lockFile = try openLock(creatingDirectories: true) else {
             throw .stateFileIO(path: lockPath, operation: "open", errorNumber: Errno.noSuchFile.code)
         }
-        defer { closeDescriptor(lockDescriptor) }
-        try lock(lockDescriptor, .exclusive, as: "lock")
+        try lock(lockFile.rawValue, .exclusive, as: "lock")
         let stored = try readLocked()
         var changed = stored
         try change(&changed)
@@ -142,11 +137,10 @@ package struct MonitorStore: Sendable {
 
     /// Runs `body` holding the exclusive lock on the lock file.
     func withExclusiveLock<Result>(_ body: () throws(GeofenceError) -> Result) throws(GeofenceError) -> Result {
-        guard let lockDescriptor = try openLock(creatingDirectories: true) else {
+        guard let lockFile = try openLock(creatingDirectories: true) else {
             throw .stateFileIO(path: lockPath, operation: "open", errorNumber: Errno.noSuchFile.code)
         }
-        defer { closeDescriptor(lockDescriptor) }
-        try lock(lockDescriptor, .exclusive, as: "lock")
+        try lock(lockFile.rawValue, .exclusive, as: "lock")
         return try body()
     }
 
@@ -164,17 +158,16 @@ package struct MonitorStore: Sendable {
     ///   another ``RunLock`` of this one, holds it.
     package func holdRunLock() throws(GeofenceError) -> RunLock {
         try createDirectory()
-        let descriptor = try io(runPath, "open") { () throws(Errno) in
+        let runFile = try io(runPath, "open") { () throws(Errno) in
             try openFile(runPath, [.readWrite, .create], mode: Self.fileMode)
         }
         do {
-            try lockFile(descriptor, .exclusive, waiting: false)
+            try lockFile(runFile.rawValue, .exclusive, waiting: false)
         } catch {
-            closeDescriptor(descriptor)
             if error == .wouldBlock { throw .alreadyRunning(name, path: runPath) }
             throw .stateFileIO(path: runPath, operation: "lock", errorNumber: error.code)
         }
-        return RunLock(path: runPath, descriptor: FileDescriptor(owning: descriptor))
+        return RunLock(path: runPath, descriptor: runFile)
     }
 
     // MARK: Steps
@@ -183,7 +176,7 @@ package struct MonitorStore: Sendable {
     /// does not exist and `creatingDirectories` is false (then there is no state either).
     /// Opened read-only where it cannot be created or written (a shared `flock` needs no
     /// write access), so another user's readable state can still be read.
-    private func openLock(creatingDirectories: Bool) throws(GeofenceError) -> Int32? {
+    private func openLock(creatingDirectories: Bool) throws(GeofenceError) -> FileDescriptor? {
         if creatingDirectories { try createDirectory() }
         do {
             return try openFile(lockPath, [.readWrite, .create], mode: Self.fileMode)
@@ -209,15 +202,15 @@ package struct MonitorStore: Sendable {
 
     /// The stored snapshot (the lock held); empty when there is no state file.
     private func readLocked() throws(GeofenceError) -> MonitorSnapshot {
-        let descriptor: Int32
+        let file: FileDescriptor
         do {
-            descriptor = try openFile(statePath, .readOnly)
+            file = try openFile(statePath, .readOnly)
         } catch where error == .noSuchFile {
             return MonitorSnapshot(name: name)
         } catch {
             throw .stateFileIO(path: statePath, operation: "open", errorNumber: error.code)
         }
-        defer { closeDescriptor(descriptor) }
+        let descriptor = file.rawValue
         let bytes = try io(statePath, "read") { () throws(Errno) in try readToEnd(descriptor) }
         return try MonitorFileFormat.decode(bytes, path: statePath).named(name)
     }

@@ -15,7 +15,13 @@ enum StateDirectory {
         if let home = environment["HOME"], home.hasPrefix("/") {
             return joined(home, ".local/state/loctrack")
         }
-        if let home = passwordDatabaseHome(), home.hasPrefix("/") {
+        let recorded: String?
+        do throws(Errno) {
+            recorded = try passwordDatabaseHome()
+        } catch {
+            throw .stateFileIO(path: "the password database", operation: "find the home directory in", errorNumber: error.code)
+        }
+        if let home = recorded, home.hasPrefix("/") {
             return joined(home, ".local/state/loctrack")
         }
         throw .stateFileIO(path: "$HOME", operation: "find the state directory under", errorNumber: Errno.noSuchFile.code)

@@ -21,9 +21,13 @@ import LocTrackSystem
 /// task or on the publisher's thread, and no lock is held while it spools. Between inputs
 /// the thread sleeps until what the interval held back is due (``HomeAssistantUpdates/nextDue(now:)``),
 /// or, with nothing held back, until the next input.
+///
+/// The thread is the sink's: ``finish(promptly:)`` joins it once it has spooled its last
+/// messages, and a sink released without finishing tells it to stop and joins it.
 package final class HomeAssistantSink: Sink {
     private let broker: BrokerConnection
     private let inbox: Inbox
+    private let thread = Mutex<JoinableThread?>(nil)
 
     /// What the thread has to do, handed over under a short lock.
     private final class Inbox: Sendable {
@@ -32,6 +36,8 @@ package final class HomeAssistantSink: Sink {
             case received(ReceivedMessage)
             /// The command ends: send what is held back and `offline`, then stop.
             case finish
+            /// The sink is gone without finishing: stop at once.
+            case stop
         }
 
         struct State {
@@ -84,14 +90,22 @@ package final class HomeAssistantSink: Sink {
             device: device, intervalSeconds: homeAssistant.intervalSeconds, maximumError: homeAssistant.maximumError,
             withRegions: withRegions)
         let broker = self.broker
+        var started: JoinableThread?
         do throws(Errno) {
-            try startThread(named: "loctrack-ha") {
+            started = try JoinableThread(named: "loctrack-ha") {
                 var loop = HomeAssistantLoop(updates: updates, broker: broker, inbox: inbox)
                 loop.run()
             }
         } catch {
             throw .publisher(.thread(error.code))
         }
+        thread.withLock { $0 = started.take() }
+    }
+
+    /// A sink released without ``finish(promptly:)``: its thread stops and is joined.
+    deinit {
+        inbox.put(.stop)
+        if let running = thread.withLock({ $0.take() }) { running.join() }
     }
 
     /// Hands the batch to the sink's thread (gpsd's events, the monitor's regions; the
@@ -113,6 +127,8 @@ package final class HomeAssistantSink: Sink {
             }
             if ended { continuation.resume() } else { inbox.put(.finish) }
         }
+        // The thread has spooled its last messages and is returning.
+        if let ended = thread.withLock({ $0.take() }) { ended.join() }
         return await broker.finish(promptly: promptly)
     }
 
@@ -147,12 +163,15 @@ package final class HomeAssistantSink: Sink {
                         }
                         waiter?.resume()
                         return
+                    case .stop:
+                        return
                     }
                 }
                 let now = Monotonic.milliseconds
                 if inputs.isEmpty { spool(updates.tick(now: now, spooled: broker.pendingCount)) }
                 let wait = updates.nextDue(now: now).map { Int32(clamping: max(0, $0 - now)) } ?? -1
-                if inputs.isEmpty || wait != 0 { inbox.wakeUps.wait(milliseconds: wait) }
+                // A failed poll (ENOMEM) goes round again: inputs and due times are looked at anew.
+                if inputs.isEmpty || wait != 0 { _ = try? inbox.wakeUps.wait(milliseconds: wait) }
             }
         }
 

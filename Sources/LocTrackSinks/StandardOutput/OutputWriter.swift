@@ -23,6 +23,11 @@ import LocTrackFormats
 /// **oldest** waiting lines are dropped (a tracker's newest position matters most)
 /// until the queue has drained, and once output flows again one line on
 /// stderr says how many were dropped.
+///
+/// The writer thread, `loctrack-write`, is this object's: it holds the writer only weakly
+/// between wake-ups, ends when ``finishWriting()`` has written everything (which then
+/// joins it), and a writer released without finishing stops and joins it in `deinit`. A
+/// descriptor handed over as owned (the track writer's pipe) closes once the thread is gone.
 package final class OutputWriter: Sendable {
     enum Outcome: Equatable {
         /// Everything accepted was written.
@@ -37,9 +42,12 @@ package final class OutputWriter: Sendable {
 
     let maximumQueuedBytes: Int
     private let descriptor: Int32
+    /// The descriptor when it is the writer's own, closed after the thread has ended.
+    private let owned = Mutex<FileDescriptor?>(nil)
     private let wakeUps: WakeUpPipe?
     private let state = Mutex(State())
     private let onClosed: @Sendable () -> Void
+    private let thread = Mutex<JoinableThread?>(nil)
 
     private struct Chunk {
         let bytes: [UInt8]
@@ -110,19 +118,55 @@ package final class OutputWriter: Sendable {
         }
     }
 
+    /// Writes to `descriptor` (stdout by default), which stays the caller's: it must stay
+    /// open while the writer lives.
     /// - Parameter onClosed: called once when stdout's reader goes away or a write fails.
-    init(descriptor: Int32 = StandardDescriptor.output, maximumQueuedBytes: Int = defaultMaximumQueuedBytes,
-         onClosed: @escaping @Sendable () -> Void) {
+    convenience init(descriptor: Int32 = StandardDescriptor.output, maximumQueuedBytes: Int = defaultMaximumQueuedBytes,
+                     onClosed: @escaping @Sendable () -> Void) {
+        self.init(descriptor: descriptor, owned: nil, maximumQueuedBytes: maximumQueuedBytes, onClosed: onClosed)
+    }
+
+    /// Writes to `descriptor`, which is the writer's from now on: closed once everything is
+    /// written (``finishWriting()``) or the writer goes.
+    convenience init(owning descriptor: consuming FileDescriptor, maximumQueuedBytes: Int = defaultMaximumQueuedBytes,
+                     onClosed: @escaping @Sendable () -> Void) {
+        let number = descriptor.rawValue
+        self.init(descriptor: number, owned: descriptor, maximumQueuedBytes: maximumQueuedBytes, onClosed: onClosed)
+    }
+
+    private init(descriptor: Int32, owned: consuming FileDescriptor?, maximumQueuedBytes: Int,
+                 onClosed: @escaping @Sendable () -> Void) {
         self.descriptor = descriptor
         self.maximumQueuedBytes = max(1, maximumQueuedBytes)
         self.onClosed = onClosed
-        wakeUps = try? WakeUpPipe()
+        var ownedDescriptor = owned
+        self.owned.withLock { $0 = ownedDescriptor.take() }
+        let wakeUps: WakeUpPipe
         do throws(Errno) {
-            guard let wakeUps else { throw Errno.tooManyOpenFiles }
-            try startThread(named: "loctrack-write") { [self] in runWriterLoop(wakeUps) }
+            wakeUps = try WakeUpPipe()
+        } catch {
+            self.wakeUps = nil
+            end(with: .failed(error.code))
+            return
+        }
+        self.wakeUps = wakeUps
+        do throws(Errno) {
+            // Weakly: the thread keeps the writer only while it writes, so a writer nobody
+            // holds is deinitialised, and its deinit ends the thread.
+            var started: JoinableThread? = try JoinableThread(named: "loctrack-write") { [weak self] in
+                Self.runWriterLoop(writer: { self }, wakeUps)
+            }
+            thread.withLock { $0 = started.take() }
         } catch {
             end(with: .failed(error.code))
         }
+    }
+
+    /// Stops the thread (``runWriterLoop(writer:_:)`` finds no writer, or an outcome) and
+    /// joins it; the owned descriptor closes after this, with its property.
+    deinit {
+        wakeUps?.wake()
+        if let running = thread.withLock({ $0.take() }) { running.join() }
     }
 
     /// Queues `bytes` (`lines` records from batches of `events` events); while the queue
@@ -210,19 +254,17 @@ package final class OutputWriter: Sendable {
     /// The consumer's own write: one `write` when stdout can take the chunk without waiting.
     private func writeDirectly(_ bytes: [UInt8], lines: Int, events: Int) -> Bool {
         var written = 0
-        let ready = pollOne(descriptor, events: .writable, milliseconds: 0) ?? []
-        if ready.contains(.writable) {
-            let result = bytes.withUnsafeBytes { buffer in systemWrite(descriptor, buffer.baseAddress, buffer.count) }
-            if result < 0 {
-                let code = Errno.current.code
-                if code != Errno.wouldBlock.code {
-                    end(with: code == Errno.brokenPipe.code ? .closed : .failed(code))
-                    onClosed()
-                    return false
-                }
-            } else {
-                written = result
+        do throws(Errno) {
+            // A failed poll is a "not now": the writer thread then waits for stdout.
+            if (try? pollOne(descriptor, events: .writable, milliseconds: 0))?.contains(.writable) == true {
+                written = try systemWrite(descriptor, bytes)
             }
+        } catch where error != .wouldBlock {
+            end(with: error == .brokenPipe ? .closed : .failed(error.code))
+            onClosed()
+            return false
+        } catch {
+            // Would block after all: the writer thread waits for stdout.
         }
         let rest = written == 0 ? bytes : Array(bytes[written...])
         state.withLock { state in
@@ -241,26 +283,42 @@ package final class OutputWriter: Sendable {
     /// which says so on stderr): what a reader of the output has had.
     var settledEvents: Int { state.withLock { $0.settledEvents } }
 
-    /// Writes everything queued, then stops the writer. Returns how output ended.
+    /// Writes everything queued, then stops the writer: its thread has ended and its own
+    /// descriptor is closed when this returns. Returns how output ended.
     func finishWriting() async -> Outcome {
-        await withCheckedContinuation { continuation in
+        let outcome = await withCheckedContinuation { continuation in
             let done = state.withLock { state -> Outcome? in
                 state.finishing = true
                 if let outcome = state.outcome { return outcome }
                 state.finishWaiter = continuation
                 return nil
             }
-            if let done {
-                continuation.resume(returning: done)
-            } else {
-                wakeUps?.wake()
-            }
+            if let done { continuation.resume(returning: done) }
+            // Also when output already ended (a direct write failed): the thread, asleep,
+            // must see it and end.
+            wakeUps?.wake()
+        }
+        if let running = thread.withLock({ $0.take() }) { running.join() }
+        if let descriptor = owned.withLock({ $0.take() }) { try? descriptor.close() }  // a pipe: nothing to learn from its close
+        return outcome
+    }
+
+    /// The thread: writes what is queued, sleeps until woken, until output has ended or
+    /// the writer is gone. `writer` gives the writer for one round, never across a sleep.
+    private static func runWriterLoop(writer: () -> OutputWriter?, _ wakeUps: WakeUpPipe) {
+        while let writer = writer(), writer.writeQueued() {
+            _ = consume writer
+            // A failed poll (ENOMEM) goes round again, and finds nothing new or something.
+            _ = try? wakeUps.wait(milliseconds: -1)  // until a chunk is queued, finish() is called or the writer goes
         }
     }
 
-    private func runWriterLoop(_ wakeUps: WakeUpPipe) {
+    /// Writes everything queued, as one `write`, until the queue is empty.
+    /// - Returns: whether the thread sleeps next (false: it ends).
+    private func writeQueued() -> Bool {
         while true {
             let (batch, dropped, finishing, roomMade) = state.withLock { state in
+                if state.outcome != nil { return ([Chunk](), 0, true, CheckedContinuation<Void, Never>?.none) }  // output ended
                 if state.writing { return ([Chunk](), 0, false, CheckedContinuation<Void, Never>?.none) }  // the consumer writes directly
                 let batch = state.takeAll()
                 let dropped = state.droppedSinceReport
@@ -275,7 +333,8 @@ package final class OutputWriter: Sendable {
             }
             if !batch.isEmpty {
                 let bytes = batch.count == 1 ? batch[0].bytes : Array(batch.map(\.bytes).joined())
-                let failure = bytes.withUnsafeBytes { writeAll(descriptor, $0) }
+                var failure: Errno?
+                do throws(Errno) { try writeAll(descriptor, bytes) } catch { failure = error }
                 let events = failure == nil ? batch.reduce(0) { $0 + $1.events } : 0
                 let resume = state.withLock { state in
                     state.writing = false
@@ -286,15 +345,15 @@ package final class OutputWriter: Sendable {
                 if let failure {
                     end(with: failure == .brokenPipe ? .closed : .failed(failure.code))
                     onClosed()
-                    return
+                    return false
                 }
                 continue  // more may have queued while writing
             }
             if finishing {
-                end(with: .written)
-                return
+                if state.withLock({ $0.outcome == nil }) { end(with: .written) }
+                return false
             }
-            wakeUps.wait(milliseconds: -1)  // until a chunk is queued or finish() is called
+            return true
         }
     }
 

@@ -19,7 +19,9 @@ package struct StandardOutput {
     package var isTerminal: Bool { LocTrackSystem.isTerminal(descriptor) }
 
     package func write(_ text: String) throws(WriteError) {
-        if let error = writeAll(descriptor, text) {
+        do throws(Errno) {
+            try writeAll(descriptor, text)
+        } catch {
             throw error == .brokenPipe ? .closed : .failed(error.code)
         }
     }

@@ -14,15 +14,22 @@ package struct StdinRecordFrames: RecordFrameSource {
     package mutating func next(until deadline: Int64?) -> RecordFrameInput {
         if let deadline {
             let due = deadline - Monotonic.milliseconds
-            // A failed poll falls through to read, which then says what is wrong.
-            if due <= 0 || pollOne(StandardDescriptor.input, events: .readable, milliseconds: Int32(clamping: due)) == [] {
-                return .deadlinePassed
+            if due <= 0 { return .deadlinePassed }
+            do throws(Errno) {
+                if try pollOne(StandardDescriptor.input, events: .readable, milliseconds: Int32(clamping: due)) == [] {
+                    return .deadlinePassed
+                }
+            } catch {
+                // A failed poll falls through to read, which then meets what is wrong.
             }
         }
-        let count = chunk.withUnsafeMutableBytes { buffer in
-            systemRead(StandardDescriptor.input, buffer.baseAddress, buffer.count)
+        let count: Int
+        do throws(Errno) {
+            count = try systemRead(StandardDescriptor.input, into: &chunk)
+        } catch {
+            return .ended  // stdin unreadable: loctrack's end of it is gone as surely as at its end
         }
-        if count <= 0 { return .ended }
+        if count == 0 { return .ended }
         pending += chunk[..<count]
         let (frames, consumed) = RecordFrame.decode(pending[...])
         pending.removeFirst(consumed)

@@ -12,7 +12,9 @@ import LocTrackFormats
 package final class TrackFile {
     package let path: String
     private let layout: TrackFileLayout
-    private let descriptor: Int32
+    /// The file, flocked; closed, and so unlocked, with this object.
+    private let file: FileDescriptor
+    private var descriptor: Int32 { file.rawValue }
     /// Lines: the file's size. GPX: where its closing tags start.
     private var end: Int64
     /// Bytes after `end` (and after the GPX tail) that are not part of the track: a torn end
@@ -45,17 +47,17 @@ package final class TrackFile {
         }
         created = !fileExists(path)
         do throws(Errno) {
-            descriptor = try openFile(path, [.readWrite, .create], mode: 0o644)
+            file = try openFile(path, [.readWrite, .create], mode: 0o644)
         } catch {
             throw TrackFileError(path: path, kind: .io(action: "open", error))
         }
-        do throws(TrackFileError) {
-            do throws(Errno) { try lockFile(descriptor, .exclusive, waiting: false) } catch {
+        do {
+            do throws(Errno) { try lockFile(file.rawValue, .exclusive, waiting: false) } catch {
                 if error == .wouldBlock { throw TrackFileError(path: path, kind: .busy) }
                 throw TrackFileError(path: path, kind: .io(action: "lock", error))
             }
             let size: Int64
-            do throws(Errno) { size = try seekToEnd(descriptor) } catch {
+            do throws(Errno) { size = try seekToEnd(file.rawValue) } catch {
                 throw TrackFileError(path: path, kind: .io(action: "read", error))
             }
             end = 0
@@ -75,14 +77,7 @@ package final class TrackFile {
                 // The new name must survive a power cut too, not only the file's data.
                 try? syncDirectory(folder)
             }
-        } catch {
-            closeDescriptor(descriptor)
-            throw error
         }
-    }
-
-    deinit {
-        closeDescriptor(descriptor)
     }
 
     /// Appends `records` (each payload a whole line, or a GPX `<trkpt>` line) in one write;

@@ -17,8 +17,8 @@ package import LocTrackFormats
 /// many frames are on disk (``TrackWriter``). ``settledEvents`` reads it, so that `monitor
 /// run` confirms an event delivered only once its file survives a power cut.
 package final class TrackFileSink: Sink {
+    /// Owns the pipe's write end, the writer's stdin: closed once everything is written.
     private let writer: OutputWriter
-    private let pipeDescriptor: Int32
     private let child: Int32
     /// The read end of the writer's reports, non-blocking (closed with this sink).
     private let syncReports: FileDescriptor
@@ -81,29 +81,18 @@ package final class TrackFileSink: Sink {
         state = Mutex(State(encoder: encoder))
         // Close-on-exec: the writer gets its end as stdin only, never the write end (it
         // would then never see its stdin end).
+        // Every end closes itself: on a failure here, and the child's ends (its stdin's
+        // read end, its stdout's write end) when this initialiser returns.
         let ends = try makePipe()
         // Neither side ever waits: a report that does not fit is superseded by the next.
-        let reports: (read: Int32, write: Int32)
-        do throws(Errno) { reports = try makePipe(nonBlocking: true) } catch {
-            closeDescriptor(ends.read)
-            closeDescriptor(ends.write)
-            throw error
-        }
+        let reports = try makePipe(nonBlocking: true)
         let arguments = ["loctrack"] + RecordWriterOptions.arguments(format: format, options: options)
-        do throws(Errno) {
-            // SIGINT, SIGTERM and SIGHUP blocked: loctrack handles them and closes the pipe.
-            child = try spawnThisExecutable(
-                arguments, stdin: ends.read, stdout: reports.write, blocking: [.interrupt, .terminate, .hangUp])
-        } catch {
-            for end in [ends.read, ends.write, reports.read, reports.write] { closeDescriptor(end) }
-            throw error
-        }
-        closeDescriptor(ends.read)
-        closeDescriptor(reports.write)
-        syncReports = FileDescriptor(owning: reports.read)
-        pipeDescriptor = ends.write
+        // SIGINT, SIGTERM and SIGHUP blocked: loctrack handles them and closes the pipe.
+        child = try spawnThisExecutable(
+            arguments, stdin: ends.read.rawValue, stdout: reports.write.rawValue, blocking: [.interrupt, .terminate, .hangUp])
+        syncReports = reports.read
         writer = OutputWriter(
-            descriptor: ends.write,
+            owning: ends.write,
             maximumQueuedBytes: alone ? OutputWriter.defaultMaximumQueuedBytes : Self.queuedBytesBesideOthers,
             onClosed: onClosed)
     }
@@ -129,9 +118,15 @@ package final class TrackFileSink: Sink {
     }
 
     package func finish(promptly: Bool) async -> SinkOutcome {
+        // Closes the pipe too: the writer's stdin ends, and it writes what it has, syncs, exits.
         let written = await writer.finishWriting()
-        closeDescriptor(pipeDescriptor)  // the writer's stdin ends: it writes what it has, syncs, exits
-        switch waitForExit(of: child) {
+        let exit: ExitStatus
+        do throws(Errno) {
+            exit = try waitForExit(of: child)
+        } catch {
+            return .failed(.outputFailed, message: "cannot learn how the track writer ended: \(error)")
+        }
+        switch exit {
         case .exited(let code) where code != 0:
             // The writer said why on stderr itself.
             return .failed(ExitCode(rawValue: code) ?? .outputFailed, message: "")
@@ -157,8 +152,9 @@ private struct SyncReports {
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 512)
         while true {
-            let got = buffer.withUnsafeMutableBytes { systemRead(descriptor, $0.baseAddress, $0.count) }
-            guard got > 0 else { return bytes }
+            // Would block: nothing more for now. Any other failure of the writer's end is
+            // the writer's exit, which finish(promptly:) reports.
+            guard let got = try? systemRead(descriptor, into: &buffer), got > 0 else { return bytes }
             bytes += buffer[..<got]
         }
     }

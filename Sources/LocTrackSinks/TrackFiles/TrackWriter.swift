@@ -33,7 +33,9 @@ package struct TrackWriter {
     /// the pipe is non-blocking, and a count that does not fit is superseded by the next.
     private static func reportSynced(_ frames: Int) {
         var count = UInt64(frames).littleEndian
-        _ = withUnsafeBytes(of: &count) { systemWrite(StandardDescriptor.output, $0.baseAddress, $0.count) }
+        // Would block (the pipe is full) or loctrack is gone (EPIPE): either way no one
+        // waits for this count, and the next one supersedes it.
+        _ = withUnsafeBytes(of: &count) { try? systemWrite(StandardDescriptor.output, $0.baseAddress, $0.count) }
     }
 
     /// Does what `machine` decides, with `files` and `input`, until it exits.

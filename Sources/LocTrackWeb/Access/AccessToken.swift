@@ -28,13 +28,13 @@ public struct AccessToken: Sendable, Equatable {
     /// or write, whose first line (blanks around it taken away) is a token.
     /// - Throws: ``LoadError`` naming the file and what is wrong.
     public static func load(from path: String) throws(LoadError) -> AccessToken {
-        let descriptor: Int32
+        let file: FileDescriptor
         do {
-            descriptor = try openFile(path, .readOnly)
+            file = try openFile(path, .readOnly)
         } catch {
             throw LoadError(description: "cannot read the token file \(path): \(error)")
         }
-        defer { closeDescriptor(descriptor) }
+        let descriptor = file.rawValue
         let contents: [UInt8]
         do {
             let status = try descriptorStatus(descriptor)

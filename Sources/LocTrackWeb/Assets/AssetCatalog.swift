@@ -104,10 +104,9 @@ public struct AssetCatalog: Sendable {
         for entry in entries {
             let folder = entry.folder == .web ? webDirectory : leafletDirectory
             let file = folder + "/" + entry.file
-            switch readWholeFile(file) {
-            case .success(let body):
-                assets.append(Asset(path: entry.path, contentType: entry.contentType, body: body))
-            case .failure(let error):
+            do throws(Errno) {
+                assets.append(Asset(path: entry.path, contentType: entry.contentType, body: try readWholeFile(file)))
+            } catch {
                 let hint = entry.folder == .leaflet ? " (Leaflet: apt install libjs-leaflet)" : ""
                 throw LoadError(description: "cannot read \(file), a file of serve's page: \(error)\(hint)")
             }
@@ -141,7 +140,8 @@ public struct AssetCatalog: Sendable {
     /// - Throws: ``LoadError`` naming where it looked.
     public static func locateWebDirectory() throws(LoadError) -> String {
         let places = webDirectoryCandidates(
-            override: environmentValue(webDirectoryVariable), programDirectory: InstallLayout.runningProgramDirectory)
+            // Without /proc/self/exe the candidates are the override alone, and the message says so.
+            override: environmentValue(webDirectoryVariable), programDirectory: try? InstallLayout.runningProgramDirectory())
         guard let found = places.first(where: isDirectory) else {
             throw LoadError(description: "cannot find serve's page (looked in "
                             + (places.isEmpty ? "nothing: the server's folder is unknown" : places.joined(separator: ", "))

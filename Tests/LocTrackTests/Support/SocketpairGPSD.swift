@@ -85,7 +85,7 @@ final class SocketpairGPSD: GPSDConnector {
             throw LocTrackError(.cannotConnect, source: source, reason: reason)
         case .block:
             state.withLock { $0.blocked += 1 }
-            _ = pollOne(gateRead, events: .readable, milliseconds: 60_000)
+            _ = try? pollOne(gateRead, events: .readable, milliseconds: 60_000)
         }
         var ends: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0 else {

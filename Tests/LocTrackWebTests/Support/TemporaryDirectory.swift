@@ -25,9 +25,8 @@ struct TemporaryDirectory: ~Copyable {
         if let slash = file.utf8.lastIndex(of: UInt8(ascii: "/")) {
             try makeDirectories(String(file[..<slash]), mode: 0o755)
         }
-        let descriptor = try openFile(file, [.writeOnly, .create], mode: 0o644)
-        defer { closeDescriptor(descriptor) }
-        try writeAll(descriptor, Array(text.utf8), at: 0)
+        let opened = try openFile(file, [.writeOnly, .create], mode: 0o644)
+        try writeAll(opened.rawValue, Array(text.utf8), at: 0)
         try #require(chmod(file, mode_t(mode)) == 0)
         return file
     }

@@ -6,8 +6,8 @@ import Logging
 /// the root's one system layer, called directly.
 public enum ServeProcess {
     /// Run first in `main`, before any thread starts: SIGINT and SIGTERM are blocked in
-    /// every thread (threads inherit the mask), so they wait for the signal sequence
-    /// (Dispatch reads them through a signalfd on Linux, which only sees blocked signals)
+    /// every thread (threads inherit the mask), so they wait for
+    /// `ServerProcess.terminationSignals()` (a signalfd, which only sees blocked signals)
     /// instead of killing the process mid-answer. `loctrack serve` blocks them the same
     /// way before it execs this program, and the mask survives exec. A write to a client
     /// that went away must give EPIPE, not end the process.

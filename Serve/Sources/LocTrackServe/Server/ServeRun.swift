@@ -3,7 +3,6 @@ import HummingbirdCore
 import Logging
 import NIOCore
 import NIOPosix
-import UnixSignals
 
 /// `loctrack-serve` from binding its address to its exit: Hummingbird's server with the
 /// limits, the live side beside it, and the signals, driven by ``ServeLifecycle``.
@@ -46,7 +45,13 @@ public struct ServeRun: Sendable {
         let (events, emit) = AsyncStream.makeStream(of: ServeLifecycle.Event.self)
         var lifecycle = ServeLifecycle(requested: Self.hostAndPort(host, port))
         let server = makeServer { address in emit.yield(.listening(address: address)) }
-        let signals = await UnixSignalsSequence(trapping: .sigint, .sigterm)
+        let signals: AsyncStream<Int32>
+        do {
+            signals = try ServerProcess.terminationSignals()
+        } catch {
+            ServerProcess.printError("loctrack: cannot watch for signals: \(error)")
+            ServerProcess.exit(69)
+        }
         await withDiscardingTaskGroup { group in
             group.addTask {
                 do {
@@ -57,7 +62,7 @@ public struct ServeRun: Sendable {
                 }
             }
             group.addTask {
-                for await signal in signals { emit.yield(.signal(signal.rawValue)) }
+                for await signal in signals { emit.yield(.signal(signal)) }
             }
             for await event in events {
                 for action in lifecycle.handle(event) {

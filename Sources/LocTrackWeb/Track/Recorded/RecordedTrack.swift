@@ -87,15 +87,15 @@ public struct RecordedTrack: Sendable {
     /// Reads the fixes at or after `since` (milliseconds) from the file `path` into
     /// `points`; returns the number of lines skipped, or nil when there is no such file.
     private static func readFile(_ path: String, since: Int64, into points: inout [TrackPoint]) throws(LiveSetupError) -> Int? {
-        let descriptor: Int32
-        do {
-            descriptor = try openFile(path, .readOnly)
+        let file: FileDescriptor
+        do throws(Errno) {
+            file = try openFile(path, .readOnly)
         } catch where error == .noSuchFile {
             return nil
         } catch {
             throw LiveSetupError("cannot read --track file \(path): \(error)", exitCode: 74)
         }
-        defer { closeDescriptor(descriptor) }
+        let descriptor = file.rawValue
         var lines = LineSplitter()
         var offset: Int64 = 0
         var skipped = 0

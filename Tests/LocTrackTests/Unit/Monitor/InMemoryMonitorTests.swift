@@ -98,9 +98,8 @@ struct InMemoryMonitorTests {
     func corrupt() throws {
         try MonitorStoreTests.withTemporaryDirectory { root in
             let path = root + "/car.monitor.json"
-            let descriptor = try openFile(path, [.writeOnly, .create], mode: 0o600)
-            try writeAll(descriptor, Array("{\"format\":".utf8), at: 0)
-            closeDescriptor(descriptor)
+            let file = try openFile(path, [.writeOnly, .create], mode: 0o600)
+            try writeAll(file.rawValue, Array("{\"format\":".utf8), at: 0)
             #expect {
                 _ = try InMemoryMonitor.load(named: "car", directory: root)
             } throws: { error in
