@@ -234,7 +234,7 @@ conformance: build
 #                        mosquitto against `stream | mosquitto_pub -l`, both floods, target
 #                        at least as fast) and fleet (50 publishing loctracks at 10 Hz for
 #                        30 s into one mosquitto); these two need mosquitto and
-#                        mosquitto-clients (`make deps`), else they are left out with a note.
+#                        mosquitto-clients (`make bench` installs them), else they are left out with a note.
 #                        Prints the table and writes Benchmarks/results/latest.md.
 #                        BENCH_FLAGS='--rounds 7 --only flood,once,monitor ...' (run.py --help).
 #   make bench-smoke     the same at toy sizes (about 40 s on 2 cores, monitor: 200 polygons, ~1 s; publish:

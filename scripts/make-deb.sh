@@ -115,7 +115,7 @@ dpkg-deb --build --root-owner-group "$STAGE" "$DEB"
 echo "built $DEB: Depends: $DEPENDS"
 
 if [ "$LINTIAN" = yes ]; then
-    command -v lintian >/dev/null 2>&1 || fail "lintian is not installed (make deps installs it; LINTIAN=no skips it)"
+    command -v lintian >/dev/null 2>&1 || fail "lintian is not installed (make deb installs it; LINTIAN=no skips it)"
     echo "lintian $DEB:"
     # Errors fail the build; the warnings left are explained in docs/packaging.md.
     lintian --fail-on error --display-info "$DEB"

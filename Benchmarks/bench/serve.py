@@ -194,7 +194,7 @@ def run_serve_day(opts, workdir: str):
     os.makedirs(base, exist_ok=True)
     python = page_python()
     if python is None or not shutil.which("chromedriver") and not os.path.exists("/usr/bin/chromedriver"):
-        note("serve-day: left out, no chromium-driver or python3-selenium (`make deps` installs them)")
+        note("serve-day: left out, no chromium-driver or python3-selenium (`make bench` installs them)")
         return None
     fixes = opts.serve_day_fixes
     log(f"== serve-day: {fixes:,} fixes at 1 Hz into loctrack serve, then the page in headless Chromium")

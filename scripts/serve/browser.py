@@ -61,7 +61,7 @@ setInterval(() => {
 
 
 def missing() -> List[str]:
-    """What is not installed for the browser tests (make deps installs all of it)."""
+    """What is not installed for the browser tests (make serve-test installs all of it)."""
     absent = []
     if not shutil.which(CHROMIUM) and not Path(CHROMIUM).exists():
         absent.append("chromium (Debian package chromium)")

@@ -42,7 +42,7 @@ def run_test(settings: Settings, ident: str, module, needs_browser: bool) -> Res
         if needs_browser:
             absent = browser.missing()
             if absent:
-                raise RuntimeError("missing %s (make deps installs them)" % ", ".join(absent))
+                raise RuntimeError("missing %s (make serve-test installs them)" % ", ".join(absent))
 
     return suite.run_test(settings, ident, module, can_run)
 

@@ -31,7 +31,7 @@ MOSQUITTO_PUB, MOSQUITTO_SUB = shutil.which("mosquitto_pub"), shutil.which("mosq
 
 
 def missing() -> List[str]:
-    """What a broker and its clients need and this machine lacks (`make deps` installs them)."""
+    """What a broker and its clients need and this machine lacks (`make test` installs them)."""
     found = []
     if not MOSQUITTO:
         found.append("mosquitto (Debian package mosquitto)")
