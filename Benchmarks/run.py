@@ -42,7 +42,7 @@ Workloads:
   fleet      50 loctrack processes at 10 Hz for 30 s, each on its own emulator, publishing to
              fleet/devNN of one mosquitto: messages/s, broker CPU, CPU and memory per process;
              every fix of every device must arrive, in order (bench/fleet.py).
-             Both need mosquitto and mosquitto-clients (`make deps`); without them they are
+             Both need mosquitto and mosquitto-clients (`make bench` installs them); without them they are
              left out with a note.
   serve-sse  100 event streams on `loctrack serve` at 10 Hz: CPU per delivered event, latency from
              the emulator's write to a stream's receipt (p50, p99), memory; then 90 reading and 10
@@ -189,7 +189,7 @@ def main() -> int:
     mqtt_missing = broker.missing()
     for part in ("publish", "fleet"):
         if part in opts.only and mqtt_missing:
-            note(f"{part}: left out, missing {'; '.join(mqtt_missing)} (`make deps` installs them)")
+            note(f"{part}: left out, missing {'; '.join(mqtt_missing)} (`make bench` installs them)")
             opts.only.discard(part)
     serve_missing = serve.missing(opts.loctrack)
     for part in ("serve-sse", "serve-day"):

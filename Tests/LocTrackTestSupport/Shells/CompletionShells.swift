@@ -5,7 +5,7 @@ import Glibc
 /// Every function asks one shell process for many command lines at once: a shell costs
 /// tens of milliseconds to start, zsh with `compinit` several hundred.
 package enum CompletionShells {
-    /// The shell's path when it is installed (`make deps` installs all three), else nil.
+    /// The shell's path when it is installed (`make test` installs zsh and fish), else nil.
     package static func path(of shell: String) -> String? {
         let directories = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
         return directories.map { "\($0)/\(shell)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
