@@ -51,7 +51,7 @@ package struct Errno: Error, Hashable, Sendable, CustomStringConvertible {
 /// - Returns: the call's result when it is not negative.
 /// - Throws: `errno` when the call returned a negative value for another reason than EINTR.
 @inline(__always)
-func valueOrErrno<Result: SignedInteger>(_ call: () -> Result) throws(Errno) -> Result {
+package func valueOrErrno<Result: SignedInteger>(_ call: () -> Result) throws(Errno) -> Result {
     while true {
         let result = call()
         if result >= 0 { return result }

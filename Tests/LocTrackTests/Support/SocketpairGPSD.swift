@@ -229,11 +229,13 @@ final class Peer: Sendable {
     private func sendNow(_ bytes: ArraySlice<UInt8>) -> Result<Int, Errno> {
         state.withLock { state in
             guard state.descriptor >= 0 else { return .failure(Errno(code: EBADF)) }
-            let written = bytes.withUnsafeBytes { chunk in
-                retryingInterrupts { Glibc.send(state.descriptor, chunk.baseAddress, chunk.count, Int32(MSG_NOSIGNAL)) }
+            let sent = bytes.withUnsafeBytes { chunk in
+                Result { () throws(Errno) in
+                    try valueOrErrno { Glibc.send(state.descriptor, chunk.baseAddress, chunk.count, Int32(MSG_NOSIGNAL)) }
+                }
             }
-            if written >= 0 { return .success(written) }
-            return errno == EAGAIN || errno == EWOULDBLOCK ? .success(0) : .failure(.current)
+            if case .failure(.wouldBlock) = sent { return .success(0) }
+            return sent
         }
     }
 
@@ -277,7 +279,9 @@ final class Peer: Sendable {
             guard state.descriptor >= 0 else { return }
             var buffer = [UInt8](repeating: 0, count: 4096)
             while true {
-                let count = buffer.withUnsafeMutableBytes { space in retryingInterrupts { read(state.descriptor, space.baseAddress, space.count) } }
+                let count = buffer.withUnsafeMutableBytes { space in
+                    (try? valueOrErrno { read(state.descriptor, space.baseAddress, space.count) }) ?? -1
+                }
                 if count > 0 {
                     state.received += buffer[..<count]
                     continue
@@ -309,14 +313,15 @@ private func sendAll(_ descriptor: Int32, _ bytes: [UInt8]) -> Errno? {
     bytes.withUnsafeBytes { buffer -> Errno? in
         var offset = 0
         while offset < buffer.count {
-            let written = retryingInterrupts {
-                Glibc.send(descriptor, buffer.baseAddress! + offset, buffer.count - offset, Int32(MSG_NOSIGNAL))
+            do throws(Errno) {
+                offset += try valueOrErrno {
+                    Glibc.send(descriptor, buffer.baseAddress! + offset, buffer.count - offset, Int32(MSG_NOSIGNAL))
+                }
+            } catch .wouldBlock {
+                continue  // commands are short; the peer reads them
+            } catch {
+                return error
             }
-            if written < 0 {
-                if errno == EAGAIN { continue }  // commands are short; the peer reads them
-                return .current
-            }
-            offset += written
         }
         return nil
     }

@@ -6,12 +6,3 @@ import LocTrackSystem
 func startThread(named name: String, _ body: @escaping @Sendable () -> Void) throws(Errno) {
     try JoinableThread(named: name, body).handToReaper()
 }
-
-/// Runs a raw C call of a test double again while it fails with EINTR (loctrack's own
-/// calls go through LocTrackSystem, which throws instead).
-func retryingInterrupts<Result: SignedInteger>(_ call: () -> Result) -> Result {
-    while true {
-        let result = call()
-        if result >= 0 || errno != EINTR { return result }
-    }
-}
