@@ -14,6 +14,9 @@ let package = Package(
         .library(name: "LocTrack", targets: ["LocTrack"]),
         .library(name: "LocTrackMonitor", targets: ["LocTrackMonitor"]),
         .library(name: "LocTrackMQTT", targets: ["LocTrackMQTT"]),
+        // Distance that is right: the odometer (nothing while parked) and trips with
+        // Traccar's rules, as pure state machines over positions. No I/O but its state file.
+        .library(name: "LocTrackDistance", targets: ["LocTrackDistance"]),
         // What loctrack writes: the fix formats, the monitor's event lines, track-file names,
         // exit codes. Pure; no I/O, no client library.
         .library(name: "LocTrackFormats", targets: ["LocTrackFormats"]),
@@ -56,6 +59,9 @@ let package = Package(
         // Persistent geofences decided from a session's fixes (CoreLocation's CLMonitor, for
         // gpsd): the engine, the state file with its outbox, GeoJSON regions.
         .target(name: "LocTrackMonitor", dependencies: ["LocTrack", "LocTrackSystem"], swiftSettings: strictSettings),
+        // The odometer and trips: pure state machines over fixes or track-file points, and the
+        // odometer's state file (written atomically, like the monitor's).
+        .target(name: "LocTrackDistance", dependencies: ["LocTrack", "LocTrackSystem"], swiftSettings: strictSettings),
         // Publishing to an MQTT broker: the disk spool, the publisher thread, OwnTracks payloads.
         // A library of its own, so that programs that only read fixes need no libmosquitto.
         // Only Sources/LocTrackMQTT/Broker imports CMosquitto. Errno, threads, files and poll
@@ -64,19 +70,19 @@ let package = Package(
         // The formats: JSON lines, text, CSV, GPX, GeoJSON, OwnTracks, the monitor's event
         // lines, which statuses break a track, track-file names, exit codes. Values in, bytes
         // out. LocTrackMonitor only for the type of its events.
-        .target(name: "LocTrackFormats", dependencies: ["LocTrack", "LocTrackMonitor", "LocTrackSystem"], swiftSettings: strictSettings),
+        .target(name: "LocTrackFormats", dependencies: ["LocTrack", "LocTrackMonitor", "LocTrackDistance", "LocTrackSystem"], swiftSettings: strictSettings),
         // The sinks: the `Sink` protocol and its fan-out (`SinkFanOut`), stdout, the track
         // writer (a process of loctrack's own), MQTT and Home Assistant through the spool.
         .target(
             name: "LocTrackSinks",
-            dependencies: ["LocTrack", "LocTrackSystem", "LocTrackFormats", "LocTrackMonitor", "LocTrackMQTT"],
+            dependencies: ["LocTrack", "LocTrackSystem", "LocTrackFormats", "LocTrackMonitor", "LocTrackDistance", "LocTrackMQTT"],
             swiftSettings: strictSettings
         ),
         // The command line: argument parsing, help and completions, and the commands, each
         // wiring a source (a GPSDSession, a monitor) to a set of sinks.
         .target(
             name: "LocTrackCLI",
-            dependencies: ["LocTrack", "LocTrackSystem", "LocTrackMonitor", "LocTrackMQTT", "LocTrackFormats", "LocTrackSinks", "LocTrackServeOptions"],
+            dependencies: ["LocTrack", "LocTrackSystem", "LocTrackMonitor", "LocTrackDistance", "LocTrackMQTT", "LocTrackFormats", "LocTrackSinks", "LocTrackServeOptions"],
             swiftSettings: strictSettings
         ),
         // `loctrack serve`'s options (ServeOptions, ListenAddress, TileSource) and their handoff:
@@ -120,7 +126,7 @@ let package = Package(
         .testTarget(
             name: "LocTrackTests",
             dependencies: [
-                "LocTrack", "LocTrackSystem", "LocTrackMonitor", "LocTrackMQTT", "LocTrackFormats", "LocTrackSinks",
+                "LocTrack", "LocTrackSystem", "LocTrackMonitor", "LocTrackDistance", "LocTrackMQTT", "LocTrackFormats", "LocTrackSinks",
                 "LocTrackServeOptions", "LocTrackCLI", "LocTrackTestSupport",
             ],
             // gpsd captures the conformance replay reads from the source tree (Fixtures/gpsd-logs/README.md).
