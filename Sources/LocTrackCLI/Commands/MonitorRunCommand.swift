@@ -79,7 +79,7 @@ struct MonitorRunCommand {
                 case .batch(let batch):
                     for case .status(let status) in batch { reporter.report(status) }
                     // gpsd's events go to the sinks too (Home Assistant shows the tracker from them).
-                    open = await sinks.send(.gpsd(batch)) && open
+                    open = await sinks.send(.gpsd(GPSDBatch(batch))) && open
                     ownTracks?.consider(batch)
                     deliveries = try await monitor.decide(batch)
                     inputs.took()

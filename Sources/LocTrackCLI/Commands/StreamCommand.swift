@@ -81,7 +81,7 @@ struct StreamCommand {
     private func send(_ events: inout [GPSDEvent], to sinks: inout SinkFanOut) async -> Bool {
         guard !events.isEmpty else { return true }
         defer { events.removeAll(keepingCapacity: true) }
-        return await sinks.send(.gpsd(events))
+        return await sinks.send(.gpsd(GPSDBatch(events)))
     }
 
     /// What each sink writes: stdout `--format` or by the terminal; a broker `--format` or

@@ -1,4 +1,5 @@
 package import LocTrack
+package import LocTrackDistance
 
 /// Turns fixes into one output format, including a document's beginning and end.
 ///
@@ -11,6 +12,12 @@ package protocol FixEncoder {
     mutating func encode(_ fix: Fix) -> String
     /// Appends the fix's text to a batch's bytes (what a stream writes with one `write`).
     mutating func encode(_ fix: Fix, into output: inout OutputBytes)
+    /// The same, with the odometer after the fix when the command measures distance
+    /// (`--odometer`); a format without a place for it writes the fix alone.
+    mutating func encode(_ fix: Fix, odometer: OdometerReading?, into output: inout OutputBytes)
+    /// Appends a trip's start or end as a line of this format (`--trips`), if it has one:
+    /// JSON lines and text do; a document (GPX, CSV, GeoJSON's features) does not.
+    mutating func encode(_ trip: TripEvent, into output: inout OutputBytes) -> Bool
     /// The fixes before and after are not one continuous track (a loss of fix, an outage).
     mutating func breakTrack()
     /// What completes the output.
@@ -22,15 +29,33 @@ extension FixEncoder {
     package mutating func breakTrack() {}
     package mutating func end() -> String { "" }
     package mutating func encode(_ fix: Fix, into output: inout OutputBytes) { output.append(encode(fix)) }
+    package mutating func encode(_ fix: Fix, odometer: OdometerReading?, into output: inout OutputBytes) {
+        encode(fix, into: &output)
+    }
+    package mutating func encode(_ trip: TripEvent, into output: inout OutputBytes) -> Bool { false }
 }
 
 package struct JSONLinesEncoder: FixEncoder {
     package mutating func encode(_ fix: Fix) -> String { JSONLine.format(fix) }
     package mutating func encode(_ fix: Fix, into output: inout OutputBytes) { JSONLine.write(fix, into: &output) }
+    package mutating func encode(_ fix: Fix, odometer: OdometerReading?, into output: inout OutputBytes) {
+        JSONLine.write(fix, odometer: odometer, into: &output)
+    }
+    package mutating func encode(_ trip: TripEvent, into output: inout OutputBytes) -> Bool {
+        TripLine.writeJSON(trip, into: &output)
+        return true
+    }
 }
 
 package struct TextEncoder: FixEncoder {
     package mutating func encode(_ fix: Fix) -> String { TextLine.format(fix) }
+    package mutating func encode(_ fix: Fix, odometer: OdometerReading?, into output: inout OutputBytes) {
+        output.append(TextLine.format(fix, odometer: odometer))
+    }
+    package mutating func encode(_ trip: TripEvent, into output: inout OutputBytes) -> Bool {
+        output.append(TripLine.text(trip))
+        return true
+    }
 }
 
 /// One GeoJSON Feature per line (RFC 7946 text sequences without the RS byte, as
@@ -44,6 +69,10 @@ package struct GeoJSONLinesEncoder: FixEncoder {
     }
 
     package mutating func encode(_ fix: Fix, into line: inout OutputBytes) {
+        encode(fix, odometer: nil, into: &line)
+    }
+
+    package mutating func encode(_ fix: Fix, odometer: OdometerReading?, into line: inout OutputBytes) {
         line.append("{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[")
         line.appendFixed(fix.longitude, decimals: 9)
         line.append(byte: 0x2C)
@@ -53,7 +82,7 @@ package struct GeoJSONLinesEncoder: FixEncoder {
             line.appendFixed(altitude, decimals: 4)
         }
         line.append("]},\"properties\":")
-        JSONLine.write(fix, into: &line, newline: false)
+        JSONLine.write(fix, odometer: odometer, into: &line, newline: false)
         line.append("}\n")
     }
 }

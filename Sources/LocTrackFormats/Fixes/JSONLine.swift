@@ -1,4 +1,5 @@
 package import LocTrack
+package import LocTrackDistance
 
 /// gpsd's TPV as one JSON line: gpsd's field names, order, units and decimals
 /// (`man gpsd_json`); a value that is unknown is left out, never `null` or `NaN`.
@@ -10,7 +11,11 @@ package enum JSONLine {
     }
 
     /// Appends the line, with its newline, to `line`.
-    package static func write(_ fix: Fix, into line: inout OutputBytes, newline: Bool = true) {
+    /// - Parameter odometer: when the command measures distance, loctrack's `odometer`
+    ///   (metres) and `moving` after the fix, the last two fields.
+    package static func write(
+        _ fix: Fix, odometer: OdometerReading? = nil, into line: inout OutputBytes, newline: Bool = true
+    ) {
         line.append("{\"class\":\"TPV\"")
         if let device = fix.device {
             line.append(",\"device\":\"")
@@ -64,7 +69,12 @@ package enum JSONLine {
         append("geoidSep", fix.geoidSeparation, 3, to: &line)
         append("eph", fix.horizontalError, 3, to: &line)
         append("sep", fix.sphericalError, 3, to: &line)
-        line.append(fix.isStationary ? ",\"stationary\":true}" : ",\"stationary\":false}")
+        line.append(fix.isStationary ? ",\"stationary\":true" : ",\"stationary\":false")
+        if let odometer {
+            append("odometer", odometer.metres, 3, to: &line)
+            line.append(odometer.moving ? ",\"moving\":true" : ",\"moving\":false")
+        }
+        line.append(byte: 0x7D)
         if newline { line.append(byte: 0x0A) }
     }
 

@@ -1,6 +1,7 @@
 import LocTrackMonitor
 import LocTrackSystem
 package import LocTrack
+package import LocTrackDistance
 package import LocTrackFormats
 
 /// The format a sink writes: what each event becomes, whole records only, and the text
@@ -10,7 +11,10 @@ package protocol SinkEncoder {
     /// What comes before the first record (a GPX document's head, a CSV header).
     mutating func begin() -> String
     /// Appends what `event` becomes, if anything. Returns whether a record was written.
-    mutating func encode(_ event: GPSDEvent, into output: inout OutputBytes) -> Bool
+    /// - Parameter odometer: the odometer after the event, when the command measures distance.
+    mutating func encode(_ event: GPSDEvent, odometer: OdometerReading?, into output: inout OutputBytes) -> Bool
+    /// Appends the line of a trip's start or end, if this format has one.
+    mutating func encode(_ trip: TripEvent, into output: inout OutputBytes) -> Bool
     /// Appends the line of a monitor event, if this format has one for it.
     mutating func encode(_ item: MonitorEventItem, into output: inout OutputBytes) -> Bool
     /// What completes the output (a GPX document's end).
@@ -20,16 +24,39 @@ package protocol SinkEncoder {
 extension SinkEncoder {
     package mutating func begin() -> String { "" }
     package mutating func end() -> String { "" }
-    package mutating func encode(_ event: GPSDEvent, into output: inout OutputBytes) -> Bool { false }
+    package mutating func encode(_ event: GPSDEvent, odometer: OdometerReading?, into output: inout OutputBytes) -> Bool {
+        false
+    }
+    package mutating func encode(_ trip: TripEvent, into output: inout OutputBytes) -> Bool { false }
     package mutating func encode(_ item: MonitorEventItem, into output: inout OutputBytes) -> Bool { false }
+
+    /// Each event of `batch` with its odometer, and each trip right after the event that
+    /// decided it: `record` is called once per event or trip, after it was appended.
+    private mutating func encode(
+        _ batch: GPSDBatch, into output: inout OutputBytes, record: (Bool, inout OutputBytes) -> Void
+    ) {
+        var trips = batch.trips[...]
+        while let mark = trips.first, mark.afterEvent < 0 {
+            record(encode(mark.event, into: &output), &output)
+            trips = trips.dropFirst()
+        }
+        for (index, event) in batch.events.enumerated() {
+            record(encode(event, odometer: batch.odometer(at: index), into: &output), &output)
+            while let mark = trips.first, mark.afterEvent <= index {
+                record(encode(mark.event, into: &output), &output)
+                trips = trips.dropFirst()
+            }
+        }
+        for mark in trips { record(encode(mark.event, into: &output), &output) }
+    }
 
     /// Appends the records of a whole batch, in order, for one `write`.
     /// - Returns: how many records were written.
     package mutating func encode(_ batch: SinkBatch, into output: inout OutputBytes) -> Int {
         var records = 0
         switch batch {
-        case .gpsd(let events):
-            for event in events where encode(event, into: &output) { records += 1 }
+        case .gpsd(let gpsd):
+            encode(gpsd, into: &output) { written, _ in if written { records += 1 } }
         case .monitor(let items):
             for item in items where encode(item, into: &output) { records += 1 }
         case .regions:
@@ -47,9 +74,12 @@ extension SinkEncoder {
             record.removeAll()
         }
         switch batch {
-        case .gpsd(let events):
-            messages.reserveCapacity(events.count)
-            for event in events { take(encode(event, into: &record)) }
+        case .gpsd(let gpsd):
+            messages.reserveCapacity(gpsd.events.count + gpsd.trips.count)
+            encode(gpsd, into: &record) { written, record in
+                if written { messages.append(record.bytesWithoutLineEnd) }
+                record.removeAll()
+            }
         case .monitor(let items):
             for item in items { take(encode(item, into: &record)) }
         case .regions:
@@ -75,11 +105,11 @@ package struct FixRecordEncoder: SinkEncoder {
     package mutating func begin() -> String { fixes.begin() }
     package mutating func end() -> String { fixes.end() }
 
-    package mutating func encode(_ event: GPSDEvent, into output: inout OutputBytes) -> Bool {
+    package mutating func encode(_ event: GPSDEvent, odometer: OdometerReading?, into output: inout OutputBytes) -> Bool {
         switch event {
         case .fix(let fix):
             guard fix.meets(minimumAccuracy: accuracyLimit) else { return false }
-            fixes.encode(fix, into: &output)
+            fixes.encode(fix, odometer: odometer, into: &output)
             return true
         case .status(let status):
             if status.breaksTrack { fixes.breakTrack() }
@@ -87,6 +117,10 @@ package struct FixRecordEncoder: SinkEncoder {
         case .sky:
             return false
         }
+    }
+
+    package mutating func encode(_ trip: TripEvent, into output: inout OutputBytes) -> Bool {
+        fixes.encode(trip, into: &output)
     }
 }
 

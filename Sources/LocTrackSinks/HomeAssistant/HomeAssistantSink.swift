@@ -177,8 +177,8 @@ package final class HomeAssistantSink: Sink {
 
         private mutating func decide(_ batch: SinkBatch, now: Int64) -> [HomeAssistantMessage] {
             switch batch {
-            case .gpsd(let events):
-                events.flatMap { updates.take($0, now: now, spooled: broker.pendingCount) }
+            case .gpsd(let batch):
+                batch.events.flatMap { updates.take($0, now: now, spooled: broker.pendingCount) }
             case .regions(let regions):
                 updates.setRegions(regions)
             case .monitor:

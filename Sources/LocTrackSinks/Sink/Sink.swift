@@ -1,4 +1,5 @@
 public import LocTrack
+public import LocTrackDistance
 public import LocTrackFormats
 public import LocTrackMonitor
 
@@ -48,8 +49,9 @@ public enum SinkOutcome: Equatable, Sendable {
 /// What a ``Sink`` takes: one batch of one kind, as it came.
 public enum SinkBatch: Sendable {
     /// gpsd's events in order: the fixes the command accepted, statuses, SKY (when the
-    /// session reports satellites).
-    case gpsd([GPSDEvent])
+    /// session reports satellites); with the odometer and trips when the command measures
+    /// distance.
+    case gpsd(GPSDBatch)
     /// A monitor's events, each with what its OwnTracks transition needs.
     case monitor([MonitorEventItem])
     /// The monitor's regions after a decision: which exist, and whether the tracker is in each.
@@ -59,7 +61,7 @@ public enum SinkBatch: Sendable {
     /// event; a regions snapshot is a state, not an event, and counts none.
     public var eventCount: Int {
         switch self {
-        case .gpsd(let events): events.count
+        case .gpsd(let batch): batch.events.count
         case .monitor(let events): events.count
         case .regions: 0
         }
@@ -86,5 +88,42 @@ public struct RegionPresence: Equatable, Sendable {
     public init(name: String, inside: Bool) {
         self.name = name
         self.inside = inside
+    }
+}
+
+/// gpsd's events as the sinks get them, with what the command's ``DistanceMeter`` made of
+/// them when it measures distance (`--odometer`, `--trips`, a Traccar sink): the odometer
+/// after each event, and the trips that started or ended. One value, so that a sink that
+/// writes a fix's odometer on its line or a trip between two fixes needs no second stream
+/// to match against the first.
+public struct GPSDBatch: Sendable {
+    public var events: [GPSDEvent]
+    /// Parallel to ``events`` when the command measures distance (after a status or SKY, the
+    /// reading as it stood); empty otherwise.
+    public var odometer: [OdometerReading]
+    /// Trip starts and ends, in order, each decided by the event at ``TripMark/afterEvent``.
+    public var trips: [TripMark]
+
+    public init(_ events: [GPSDEvent], odometer: [OdometerReading] = [], trips: [TripMark] = []) {
+        self.events = events
+        self.odometer = odometer
+        self.trips = trips
+    }
+
+    /// The odometer after the event at `index`, when the command measures distance.
+    public func odometer(at index: Int) -> OdometerReading? {
+        odometer.indices.contains(index) ? odometer[index] : nil
+    }
+}
+
+/// A trip event and where it falls among its batch's events.
+public struct TripMark: Sendable, Equatable {
+    /// The index in ``GPSDBatch/events`` of the fix after which the trip was decided.
+    public var afterEvent: Int
+    public var event: TripEvent
+
+    public init(afterEvent: Int, event: TripEvent) {
+        self.afterEvent = afterEvent
+        self.event = event
     }
 }

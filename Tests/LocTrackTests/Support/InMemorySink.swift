@@ -83,8 +83,8 @@ final class InMemorySink: Sink {
     var fixSeconds: [Int64] {
         state.withLock { state in
             state.batches.flatMap { batch -> [Int64] in
-                guard case .gpsd(let events) = batch else { return [] }
-                return events.compactMap { event -> Int64? in
+                guard case .gpsd(let gpsd) = batch else { return [] }
+                return gpsd.events.compactMap { event -> Int64? in
                     guard case .fix(let fix) = event else { return nil }
                     return fix.time.seconds
                 }

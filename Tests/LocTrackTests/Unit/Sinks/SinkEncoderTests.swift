@@ -1,5 +1,6 @@
 import Foundation
 import LocTrack
+import LocTrackDistance
 import LocTrackMonitor
 import Synchronization
 @testable import LocTrackFormats
@@ -12,12 +13,12 @@ import Testing
 struct SinkEncoderTests {
     typealias F = GeofenceFixtures
 
-    static let batch: SinkBatch = .gpsd([
+    static let batch: SinkBatch = .gpsd(GPSDBatch([
         .fix(F.fix(north: 0, eph: 3, second: 0)),
         .status(.fixLost(device: nil)),
         .fix(F.fix(north: 10, eph: 80, second: 1)),
         .fix(F.fix(north: 20, eph: nil, second: 2)),
-    ])
+    ]))
 
     @Test("given fixes and a status when encoded as JSON lines then one line per fix, in order")
     func linesForStandardOutput() {
@@ -28,6 +29,45 @@ struct SinkEncoderTests {
         #expect(lines.count == 3)
         #expect(lines.allSatisfy { $0.hasPrefix(#"{"class":"TPV""#) })
         #expect(lines[0].contains(#""eph":3"#))
+    }
+
+    @Test("given a batch measured for distance when encoded as JSON lines then each fix carries its odometer and each trip follows the fix that decided it")
+    func odometerAndTripsInOrder() throws {
+        let first = F.fix(north: 0, eph: 3, second: 0), second = F.fix(north: 10, eph: 3, second: 1)
+        let start = TripEndpoint(time: first.time, latitude: first.latitude, longitude: first.longitude, odometer: 1000)
+        let end = TripEndpoint(time: second.time, latitude: second.latitude, longitude: second.longitude, odometer: 1010.5)
+        let batch = GPSDBatch(
+            [.fix(first), .status(.fixLost(device: nil)), .fix(second)],
+            odometer: [
+                OdometerReading(metres: 1000, moving: true), OdometerReading(metres: 1000, moving: true),
+                OdometerReading(metres: 1010.5, moving: false),
+            ],
+            trips: [
+                TripMark(afterEvent: -1, event: .started(start, device: nil)),
+                TripMark(afterEvent: 2, event: .ended(TripSummary(start: start, end: end, distance: 10.5, maxSpeed: 12))),
+            ])
+        var encoder = FixRecordEncoder(JSONLinesEncoder())
+        var output = OutputBytes()
+        #expect(encoder.encode(.gpsd(batch), into: &output) == 4)
+        let lines = String(decoding: output.bytes, as: UTF8.self).split(separator: "\n").map(String.init)
+        #expect(lines.count == 4)
+        #expect(lines[0].hasPrefix(#"{"class":"TRIP","state":"start","start":"\#(first.time.iso8601)","startLat":"#))
+        #expect(lines[1].hasSuffix(#","stationary":false,"odometer":1000,"moving":true}"#))
+        #expect(lines[2].contains(#""odometer":1010.5"#) && lines[2].hasSuffix(#""moving":false}"#))
+        let ended = try JSONSerialization.jsonObject(with: Data(lines[3].utf8)) as? [String: Any]
+        #expect(ended?["state"] as? String == "end")
+        #expect(ended?["distance"] as? Double == 10.5)
+        #expect(ended?["duration"] as? Double == 1)
+        #expect(ended?["averageSpeed"] as? Double == 10.5)
+        #expect(ended?["maxSpeed"] as? Double == 12)
+        #expect(ended?["end"] as? String == second.time.iso8601)
+        var text = FixRecordEncoder(TextEncoder())
+        var words = OutputBytes()
+        _ = text.encode(.gpsd(batch), into: &words)
+        let textLines = String(decoding: words.bytes, as: UTF8.self).split(separator: "\n")
+        #expect(textLines[0].contains("trip started at"))
+        #expect(textLines[1].hasSuffix("odo 1.000 km moving"))
+        #expect(textLines[3].hasSuffix("trip ended: 0.011 km in 0:00:01, max 12.0 m/s, average 10.5 m/s"))
     }
 
     @Test("given a broker's accuracy limit when encoded as messages then one message per accepted fix, without a line end")

@@ -14,7 +14,7 @@ struct SinkFanOutTests {
     typealias F = GeofenceFixtures
 
     static func batch(_ seconds: ClosedRange<Int64>) -> SinkBatch {
-        .gpsd(seconds.map { .fix(F.fix(north: 0, second: $0)) })
+        .gpsd(GPSDBatch(seconds.map { .fix(F.fix(north: 0, second: $0)) }))
     }
 
     @Test("given three sinks when two batches go out then each sink takes both, in order, without waiting")
@@ -22,7 +22,7 @@ struct SinkFanOutTests {
         let sinks = [InMemorySink(), InMemorySink(), InMemorySink()]
         var fanOut = SinkFanOut(sinks)
         #expect(await fanOut.send(Self.batch(0...2)))
-        #expect(await fanOut.send(.gpsd([.status(.fixLost(device: nil)), .fix(F.fix(north: 0, second: 3))])))
+        #expect(await fanOut.send(.gpsd(GPSDBatch([.status(.fixLost(device: nil)), .fix(F.fix(north: 0, second: 3))]))))
         #expect(fanOut.eventsGiven == 5)
         for sink in sinks {
             #expect(sink.fixSeconds.map { $0 - F.start.seconds } == [0, 1, 2, 3])
