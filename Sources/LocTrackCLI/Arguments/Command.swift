@@ -48,6 +48,8 @@ public enum Command: Equatable, Sendable {
         /// `--format owntracks` unless `--min-accuracy` is given (a number or `off`); nil: no
         /// limit beyond ``minimumAccuracy``. Other sinks are not affected.
         public var brokerAccuracyLimit: Double?
+        /// `--odometer`, `--trips`, `--odometer-file`.
+        public var distance = DistanceOptions()
 
         /// The default limit for OwnTracks messages to a broker: Home Assistant counts a device
         /// as inside every zone its `acc` circle reaches, so one 1,900 m fix can put it in a zone
@@ -154,6 +156,7 @@ public enum Command: Equatable, Sendable {
         var sawSource = false
         var publishing = PublishArguments()
         var recording = RecordArguments()
+        var distance = DistanceArguments()
         var scanner = ArgumentScanner(arguments, command: OptionTable.stream)
         while let argument = try scanner.next() {
             switch argument {
@@ -177,7 +180,10 @@ public enum Command: Equatable, Sendable {
             case .option("--verbose"), .option("-v"):
                 options.verbose = true
             case .option(let name):
-                guard try recording.take(name, from: &scanner) ? true : publishing.take(name, from: &scanner) else {
+                // Each collector in turn (`||` would lose the typed throw).
+                guard try recording.take(name, from: &scanner) ? true
+                    : publishing.take(name, from: &scanner) ? true : distance.take(name, from: &scanner)
+                else {
                     throw UsageError.unknownOption(name, command: "stream")
                 }
             case .positional(let text):
@@ -189,6 +195,7 @@ public enum Command: Equatable, Sendable {
         options.publishes = try publishing.options(trackerIDAlone: true)
         options.trackerID = publishing.tid
         options.records = try recording.options()
+        options.distance = distance.options
         if options.publishes.isEmpty, options.trackerID != nil, options.format != .owntracks {
             throw UsageError.needs("--tid", what: "--publish or --format owntracks")
         }

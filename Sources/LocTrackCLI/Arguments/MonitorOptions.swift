@@ -84,6 +84,8 @@ public enum MonitorCommand: Equatable, Sendable {
         /// `--tid`: the tracker id of `--format owntracks` transitions (nil: from the host
         /// name), the same as the locations'. Also every `publishes[i].tid`.
         public var trackerID: String?
+        /// `--odometer`, `--trips`, `--odometer-file`.
+        public var distance = DistanceOptions()
 
         public init(name: String = MonitorCommand.defaultName, format: Format? = nil, dwellSeconds: Double = 0,
                     source: GPSDSource = .default, reconnect: Bool = true, verbose: Bool = false,
@@ -249,6 +251,7 @@ extension MonitorCommand {
         var sawSource = false
         var publishing = PublishArguments()
         var recording = RecordArguments()
+        var distance = DistanceArguments()
         var scanner = ArgumentScanner(arguments, command: OptionTable.monitorRun)
         while let argument = try scanner.next() {
             switch argument {
@@ -264,7 +267,10 @@ extension MonitorCommand {
             case .option("--no-reconnect"): options.reconnect = false
             case .option("--verbose"), .option("-v"): options.verbose = true
             case .option(let option):
-                guard try recording.take(option, from: &scanner) ? true : publishing.take(option, from: &scanner) else {
+                // Each collector in turn (`||` would lose the typed throw).
+                guard try recording.take(option, from: &scanner) ? true
+                    : publishing.take(option, from: &scanner) ? true : distance.take(option, from: &scanner)
+                else {
                     throw UsageError.unknownOption(option, command: "monitor run")
                 }
             case .positional(let text):
@@ -275,6 +281,7 @@ extension MonitorCommand {
         }
         options.publishes = try publishing.options(trackerIDAlone: true)
         options.trackerID = publishing.tid
+        options.distance = distance.options
         if options.publishes.isEmpty, options.trackerID != nil, options.format != .owntracks {
             throw UsageError.needs("--tid", what: "--publish or --format owntracks")
         }

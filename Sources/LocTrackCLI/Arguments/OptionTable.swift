@@ -30,7 +30,7 @@ enum OptionTable {
         OptionSpec("--duration", .number, "SECONDS", "exit 0 after SECONDS"),
         format(OutputFormat.allCases.map(\.rawValue)),
         noReconnect, verbose, helpOption,
-    ] + recording + publishing, operand: source)
+    ] + recording + publishing + distance, operand: source)
 
     static let once = CommandSpec("once", "wait for one good fix, print it, exit", options: [
         OptionSpec("--min-accuracy", .number, "METERS", "accept only a fix whose eph is at most METERS"),
@@ -64,7 +64,7 @@ enum OptionTable {
         format(MonitorCommand.Run.Format.allCases.map(\.rawValue)),
         OptionSpec("--dwell", .number, "SECONDS", "report a new state only after it held SECONDS"),
         monitorName, noReconnect, verbose, helpOption,
-    ] + recording + publishing, operand: source)
+    ] + recording + publishing + distance, operand: source)
 
     static let monitorExport = CommandSpec("monitor export", "print the regions as OwnTracks waypoints", options: [
         format(MonitorCommand.ExportFormat.allCases.map(\.rawValue)),
@@ -117,6 +117,13 @@ enum OptionTable {
         OptionSpec("--output", short: "-o", .file, "PATH", "write track files named by PATH (strftime fields); repeatable",
                    repeats: true),
         OptionSpec("--sync", .number, "SECONDS", "fdatasync the files at most every SECONDS"),
+    ]
+
+    /// `--odometer`, `--trips`, `--odometer-file` (``DistanceArguments``).
+    private static let distance = [
+        OptionSpec("--odometer", "each fix line carries the odometer (metres) and whether it is moving"),
+        OptionSpec("--trips", "a TRIP line when a trip starts and when it ends (Traccar's rules)"),
+        OptionSpec("--odometer-file", .file, "FILE", "keep the odometer in FILE (default $XDG_STATE_HOME/loctrack/odometer)"),
     ]
 
     /// `--publish` and its companions (``PublishArguments``); each companion belongs to

@@ -140,6 +140,25 @@ package struct MonitorEventEncoder: SinkEncoder {
         self.framed = framed
     }
 
+    /// `--trips`: a trip's line in JSON or text (OwnTracks has no trip message), framed for a
+    /// track file by the trip's own time.
+    package mutating func encode(_ trip: TripEvent, into output: inout OutputBytes) -> Bool {
+        guard format != .owntracks else { return false }
+        let time = switch trip {
+        case .started(let start, _): start.time
+        case .ended(let summary): summary.end.time
+        }
+        let write = { [format] (line: inout OutputBytes) in
+            if format == .json { TripLine.writeJSON(trip, into: &line) } else { line.append(TripLine.text(trip)) }
+        }
+        if framed {
+            RecordFrame.append(seconds: time.seconds, startsSegment: false, into: &output, writePayload: write)
+        } else {
+            write(&output)
+        }
+        return true
+    }
+
     package mutating func encode(_ item: MonitorEventItem, into output: inout OutputBytes) -> Bool {
         let event = item.event
         let line: String? = switch format {
