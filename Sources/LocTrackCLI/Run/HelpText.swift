@@ -64,7 +64,8 @@ enum HelpText {
         Usage: loctrack stream [--min-accuracy METERS] [--min-distance METERS] [--interval SECONDS]
                                [--count N] [--duration SECONDS] [--format FORMAT] [--tid XX] [--no-reconnect]
                                [--verbose] [--publish URL [PUBLISH OPTIONS]]...
-                               [--output PATH]... [--sync SECONDS] [SOURCE]
+                               [--output PATH]... [--sync SECONDS]
+                               [--odometer] [--trips] [--odometer-file FILE] [SOURCE]
 
         Prints one line per GPS epoch as gpsd reports it, until SIGINT/SIGTERM
         (every fix already accepted is written first, then exit 0) or until stdout
@@ -104,6 +105,8 @@ enum HelpText {
         the command with its exit code once the others have written what they had.
 
         \(publishing(topic: "TOPIC", trackerIDNote: "; also\n                         for --format owntracks without --publish)"))
+
+        \(distance(lines: "each fix line (json, geojson, text; MQTT JSON) carries"))
 
         Examples:
           loctrack stream --min-accuracy 20 | jq .lat
@@ -149,7 +152,8 @@ enum HelpText {
           loctrack monitor list [--name NAME] [--format json|text]
           loctrack monitor run [--name NAME] [--format json|text|owntracks] [--dwell SECONDS] [--tid XX]
                                [--no-reconnect] [--verbose] [--publish URL [PUBLISH OPTIONS]]...
-                               [--output PATH]... [--sync SECONDS] [SOURCE]
+                               [--output PATH]... [--sync SECONDS]
+                               [--odometer] [--trips] [--odometer-file FILE] [SOURCE]
           loctrack monitor export [--name NAME] [--format owntracks]
 
         A monitor is a named set of regions (circles, GeoJSON polygons) kept in
@@ -188,6 +192,8 @@ enum HelpText {
           -h, --help             this help
 
         \(publishing(topic: "TOPIC/event", trackerIDNote: "; also\n                         for --format owntracks without --publish)"))
+
+        \(distance(lines: "Home Assistant (--ha-discovery) shows"))
 
         Home Assistant's OwnTracks integration ignores a device's locations between an
         enter and its leave, and knows the region only if it has a zone for it: export
@@ -268,6 +274,23 @@ enum HelpText {
           -h, --help             this help
 
         """
+
+    /// The distance options, the same for `stream` and `monitor run` but for where the
+    /// odometer shows.
+    private static func distance(lines: String) -> String {
+        """
+        Distance (docs/distance.md): the odometer counts only while the tracker is
+        confirmed moving (a parked receiver's wandering fix adds nothing) and is kept
+        across restarts; a Traccar --publish always sends it with each position:
+          --odometer             \(lines) the odometer
+                                 (metres) and whether the tracker is moving
+          --trips                a TRIP line (json or text) when a trip starts and
+                                 ends: Traccar's rules (200 m from the last stop, a
+                                 stop after 180 s within 200 m, a gap over an hour)
+          --odometer-file FILE   keep the odometer in FILE (default
+                                 $XDG_STATE_HOME/loctrack/odometer); one process each
+        """
+    }
 
     /// The publishing options, the same for `stream` and `monitor run` but for the topic.
     private static func publishing(topic: String, trackerIDNote: String) -> String {

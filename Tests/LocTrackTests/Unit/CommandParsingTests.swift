@@ -24,6 +24,22 @@ struct CommandParsingTests {
         #expect(try Command(arguments: ["stream", "gps.local:3000:/dev/ttyUSB0", "--min-accuracy=20", "--format=json"]) == expected)
     }
 
+    @Test("given the distance options when parsed then stream and monitor run keep them, and neither measures without them")
+    func distanceOptions() throws {
+        var expected = Command.StreamOptions()
+        expected.distance = DistanceOptions(odometerOnLines: true, trips: true, odometerFile: "/var/lib/loctrack/odo")
+        #expect(try Command(arguments: ["stream", "--odometer", "--trips", "--odometer-file", "/var/lib/loctrack/odo"])
+            == .stream(expected))
+        guard case .monitor(.run(let run)) = try Command(arguments: ["monitor", "run", "--trips"]) else {
+            Issue.record("monitor run did not parse")
+            return
+        }
+        #expect(run.distance == DistanceOptions(trips: true))
+        #expect(run.distance.measuresForOutput)
+        #expect(!Command.StreamOptions().distance.measuresForOutput)
+        #expect(throws: UsageError.self) { try Command(arguments: ["stream", "--odometer-file"]) }
+    }
+
     @Test("given stream's filters and limits when parsed then each is kept exactly, metres as decimals")
     func streamFilters() throws {
         #expect(try Command(arguments: [
