@@ -96,10 +96,14 @@ package struct FixRecordEncoder: SinkEncoder {
     /// A broker's `--max-error` of `stream`: a fix with a larger `eph`, or none, is not
     /// written to this sink. nil: every fix.
     private let accuracyLimit: Double?
+    /// `--odometer`: the batches' odometer goes on the fix lines. Without it a batch may
+    /// still carry readings (a Traccar sink needs them), and the lines stay as they were.
+    private let writesOdometer: Bool
 
-    package init(_ fixes: any FixEncoder, accuracyLimit: Double? = nil) {
+    package init(_ fixes: any FixEncoder, accuracyLimit: Double? = nil, writesOdometer: Bool = false) {
         self.fixes = fixes
         self.accuracyLimit = accuracyLimit
+        self.writesOdometer = writesOdometer
     }
 
     package mutating func begin() -> String { fixes.begin() }
@@ -109,7 +113,7 @@ package struct FixRecordEncoder: SinkEncoder {
         switch event {
         case .fix(let fix):
             guard fix.meets(minimumAccuracy: accuracyLimit) else { return false }
-            fixes.encode(fix, odometer: odometer, into: &output)
+            fixes.encode(fix, odometer: writesOdometer ? odometer : nil, into: &output)
             return true
         case .status(let status):
             if status.breaksTrack { fixes.breakTrack() }

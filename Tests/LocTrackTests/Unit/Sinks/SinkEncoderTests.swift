@@ -46,7 +46,11 @@ struct SinkEncoderTests {
                 TripMark(afterEvent: -1, event: .started(start, device: nil)),
                 TripMark(afterEvent: 2, event: .ended(TripSummary(start: start, end: end, distance: 10.5, maxSpeed: 12))),
             ])
-        var encoder = FixRecordEncoder(JSONLinesEncoder())
+        var plain = FixRecordEncoder(JSONLinesEncoder())
+        var plainOutput = OutputBytes()
+        _ = plain.encode(.gpsd(batch), into: &plainOutput)
+        #expect(!String(decoding: plainOutput.bytes, as: UTF8.self).contains("odometer\":1000"), "no --odometer: fix lines as before")
+        var encoder = FixRecordEncoder(JSONLinesEncoder(), writesOdometer: true)
         var output = OutputBytes()
         #expect(encoder.encode(.gpsd(batch), into: &output) == 4)
         let lines = String(decoding: output.bytes, as: UTF8.self).split(separator: "\n").map(String.init)
@@ -61,7 +65,7 @@ struct SinkEncoderTests {
         #expect(ended?["averageSpeed"] as? Double == 10.5)
         #expect(ended?["maxSpeed"] as? Double == 12)
         #expect(ended?["end"] as? String == second.time.iso8601)
-        var text = FixRecordEncoder(TextEncoder())
+        var text = FixRecordEncoder(TextEncoder(), writesOdometer: true)
         var words = OutputBytes()
         _ = text.encode(.gpsd(batch), into: &words)
         let textLines = String(decoding: words.bytes, as: UTF8.self).split(separator: "\n")
