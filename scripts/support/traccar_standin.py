@@ -16,10 +16,13 @@ Two ports: the OsmAnd port, and a control port (JSON over HTTP, for the tests an
   POST /fault                {"status": 503, "count": N} or {"status": 503, "seconds": T}: answer
                              the next N requests (or those in the next T s) with that status;
                              {"close": N} or {"close_seconds": T}: close without a reply;
-                             {"clear": true}: no more faults
+                             {"drop_reply": N}: decode and store the next N positions, then
+                             close without a reply (a reply lost on the way: the client cannot
+                             know it was stored, and sends it again); {"clear": true}: no more
+                             faults
   POST /device               {"id": "...", "state": "known"|"unknown"|"disabled"}
   POST /reset                forget positions and requests (faults and devices stay)
-A fault takes precedence over decoding: a faulted request is not decoded (and not stored).
+A status or close fault takes precedence over decoding: that request is not decoded (nor stored).
 
 Run as a program (scripts/traccar and the bench do, through StandinProcess):
   python3 scripts/support/traccar_standin.py [--port P] [--control-port C] [--device ID]...
@@ -63,6 +66,7 @@ class Faults:
     def __init__(self):
         self.status, self.status_count, self.status_until = 503, 0, 0.0
         self.close_count, self.close_until = 0, 0.0
+        self.drop_reply_count = 0
 
     def set(self, order: Dict) -> None:
         if order.get("clear"):
@@ -73,6 +77,8 @@ class Faults:
             self.status_until = time.monotonic() + float(order["seconds"]) if "seconds" in order else 0.0
         if "close" in order:
             self.close_count = int(order["close"])
+        if "drop_reply" in order:
+            self.drop_reply_count = int(order["drop_reply"])
         if "close_seconds" in order:
             self.close_until = time.monotonic() + float(order["close_seconds"])
 
@@ -91,11 +97,18 @@ class Faults:
             return self.status
         return None
 
+    def take_drop_reply(self) -> bool:
+        """Whether the reply to this stored position is to be lost (consumed)."""
+        if self.drop_reply_count > 0:
+            self.drop_reply_count -= 1
+            return True
+        return False
+
     def describe(self) -> Dict:
         now = time.monotonic()
         return {"status": self.status, "status_count": self.status_count,
                 "status_seconds": max(0.0, self.status_until - now), "close_count": self.close_count,
-                "close_seconds": max(0.0, self.close_until - now)}
+                "close_seconds": max(0.0, self.close_until - now), "drop_reply_count": self.drop_reply_count}
 
 
 class Standin:
@@ -166,6 +179,10 @@ class Standin:
             if self.journal is not None:
                 self.journal.write(json.dumps(stored) + "\n")
                 self.journal.flush()
+            if self.faults.take_drop_reply():
+                record["outcome"], record["status"] = "position-reply-dropped", None
+                self._count("position-reply-dropped")
+                return None
         return 200, b""
 
     def _count(self, outcome: str) -> None:

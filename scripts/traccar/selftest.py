@@ -288,6 +288,14 @@ class ServerOverSockets(unittest.TestCase):
         self.assertEqual(self.connection.get("/?id=dev1&lat=1&lon=2")[0], 200)
         self.assertEqual(self.standin.stats()["counts"], {"fault-close": 1, "position": 1})
 
+    def test_given_a_dropped_reply_when_sent_then_stored_but_closed_without_reply(self):
+        self.standin.set_fault({"drop_reply": 1})
+        self.assertIsNone(self.connection.get("/?id=dev1&lat=1&lon=2&timestamp=1377177267"))
+        self.assertEqual(self.connection.get("/?id=dev1&lat=1&lon=2&timestamp=1377177267")[0], 200)
+        self.assertEqual([p["time_ms"] for p in self.standin.positions_since(0)["positions"]],
+                         [1377177267000, 1377177267000])
+        self.assertEqual(self.standin.stats()["counts"], {"position-reply-dropped": 1, "position": 2})
+
     def test_given_503_for_a_time_when_it_passes_then_200(self):
         self.standin.set_fault({"status": 503, "seconds": 0.3})
         self.assertEqual(self.connection.get("/?id=dev1&lat=1&lon=2")[0], 503)
