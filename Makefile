@@ -345,7 +345,7 @@ faults-long: faults-build
 #                        gpsd sent: 1 every fix once, in order, in Traccar's units; 2 an outage of 503s
 #                        and closes without a reply with a SIGKILL inside it, restarted on the same
 #                        spool; 3 an unknown id (400) for 30 s, then the device added; 4 a 10,000-fix
-#                        backlog spooled while the server is down. About 2 minutes on 2 cores. Every
+#                        backlog spooled while the server is down. About 2.5 minutes on 2 cores. Every
 #                        test is skipped with a message while loctrack's stream --help lacks http://.
 #                        Artifacts: out/traccar/.
 #                        Variables: TRACCAR_LOCTRACK=another binary (default $(BIN)),

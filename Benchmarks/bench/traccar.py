@@ -33,7 +33,7 @@ import time
 from pathlib import Path
 
 from support import processes as procs  # scripts/support
-from support.procfs import proc_cpu
+from support.procfs import proc_cpu, wait_cpu_quiet
 from support.traccar_standin import StandinProcess
 
 from .clients import rounds_of
@@ -81,7 +81,7 @@ def fill_spool(opts, workdir: str, port: int, count: int):
         proc = procs.spawn(publish_argv(opts, port, spool, f"127.0.0.1:{gpsd_port}"), stdout=subprocess.DEVNULL,
                            stderr=err)
     try:
-        quiet = wait_quiet(proc.pid, 60 + count / 500)
+        quiet = wait_cpu_quiet(proc.pid, 60 + count / 500)
     finally:
         code = procs.terminate(proc, 15)
         procs.terminate(emulator, 2)
@@ -94,23 +94,6 @@ def fill_spool(opts, workdir: str, port: int, count: int):
 
 def publish_argv(opts, port: int, spool: str, source: str) -> list[str]:
     return [opts.loctrack, "stream", "--publish", f"http://127.0.0.1:{port}/?id={DEVICE}", "--spool", spool, source]
-
-
-def wait_quiet(pid: int, timeout: float, quiet_s: float = 1.0) -> bool:
-    """Whether the process's CPU time stood still for quiet_s (it has read and spooled the flood)."""
-    deadline = time.monotonic() + timeout
-    time.sleep(1.0)
-    last, since = proc_cpu(pid), time.monotonic()
-    while time.monotonic() < deadline:
-        time.sleep(0.1)
-        now = proc_cpu(pid)
-        if now is None:
-            return False
-        if now != last:
-            last, since = now, time.monotonic()
-        elif time.monotonic() - since >= quiet_s:
-            return True
-    return False
 
 
 def stored_figures(standin: StandinProcess, count: int, started: float, cpu_before: float, timeout: float):

@@ -7,7 +7,7 @@ import time
 
 from support import flood_emulator
 from support.processes import free_port, terminate
-from support.procfs import proc_cpu
+from support.procfs import wait_cpu_quiet
 from support.traccar_standin import StandinProcess
 
 from .harness import Uplink, order_problem, wait_stored
@@ -31,7 +31,7 @@ def run(settings, r) -> None:
     emulator, gpsd_port = flood_emulator.start(settings.flood, ["-n", FIXES, "-t", "-s", STEP_MS, "-C", 1,
                                                                 "-l", 600, "-W", 30])
     uplink = Uplink(settings, url, workdir / "spool", "127.0.0.1:%d" % gpsd_port, workdir, "uplink")
-    spooled = wait_quiet(uplink.pid, 60)
+    spooled = wait_cpu_quiet(uplink.pid, 60, QUIET_S)
     r.check(spooled, "the uplink read the flood while the server was down (its CPU time stood still for %g s)"
             % QUIET_S)
     up = time.monotonic()
@@ -63,20 +63,3 @@ def run(settings, r) -> None:
     standin.stop()
     terminate(emulator, 2)
 
-
-def wait_quiet(pid: int, timeout: float) -> bool:
-    """Whether the process's CPU time stood still for QUIET_S within timeout seconds (after at least
-    a second's work: the flood arrives at once)."""
-    deadline = time.monotonic() + timeout
-    time.sleep(1.0)
-    last, since = proc_cpu(pid), time.monotonic()
-    while time.monotonic() < deadline:
-        time.sleep(0.1)
-        now = proc_cpu(pid)
-        if now is None:
-            return False
-        if now != last:
-            last, since = now, time.monotonic()
-        elif time.monotonic() - since >= QUIET_S:
-            return True
-    return False
