@@ -341,11 +341,13 @@ faults-long: faults-build
 #   make traccar-test    release build of loctrack, the flood emulator compiled to .build/flood_gpsd,
 #                        then the self-test and the tests, each with its own stand-in (a process, driven
 #                        through its control port), gpsfake + a real gpsd replaying demo/track.nmea
-#                        (tests 1-3) or the flood emulator (test 4), and gpspipe as the witness of what
+#                        (tests 1-3) or the flood emulator (tests 4, 6), and gpspipe as the witness of what
 #                        gpsd sent: 1 every fix once, in order, in Traccar's units; 2 an outage of 503s
 #                        and closes without a reply with a SIGKILL inside it, restarted on the same
 #                        spool; 3 an unknown id (400) for 30 s, then the device added; 4 a 10,000-fix
-#                        backlog spooled while the server is down. About 2.5 minutes on 2 cores. Every
+#                        backlog spooled while the server is down; 5 bad URLs (exit 64 before anything is
+#                        read); 6 https:// with --cafile (a CA of the test's own, made with openssl).
+#                        About 2.5 minutes on 2 cores. Every
 #                        test is skipped with a message while loctrack's stream --help lacks http://.
 #                        Artifacts: out/traccar/.
 #                        Variables: TRACCAR_LOCTRACK=another binary (default $(BIN)),

@@ -27,7 +27,9 @@ A status or close fault takes precedence over decoding: that request is not deco
 Run as a program (scripts/traccar and the bench do, through StandinProcess):
   python3 scripts/support/traccar_standin.py [--port P] [--control-port C] [--device ID]...
       [--any-device] [--journal FILE] [--future S] [--osmand-speed kn|kmh|mps|mph]
-It prints one JSON line on stdout once both ports listen: {"port": P, "control": C}.
+      [--certfile PEM --keyfile PEM]
+With a certificate, the OsmAnd port speaks TLS (what a reverse proxy in front of Traccar does;
+Traccar's port 5055 is plain HTTP by default); the control port stays plain. It prints one JSON line on stdout once both ports listen: {"port": P, "control": C}.
 """
 
 from __future__ import annotations
@@ -37,14 +39,14 @@ import json
 import os
 import select
 import socket
-import socketserver
+import ssl
 import subprocess
 import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence, Tuple
 from urllib.parse import parse_qs, urlsplit
 from urllib.request import Request as UrlRequest, urlopen
 
@@ -260,7 +262,7 @@ class OsmAndHandler(BaseHTTPRequestHandler):
             if self.close_connection:
                 head += "Connection: close\r\n"
             self.wfile.write(head.encode("ascii") + b"\r\n" + payload)
-        except (TimeoutError, ConnectionError, ValueError):
+        except (OSError, ValueError):  # timeouts, resets, a TLS handshake the client gave up
             self.close_connection = True
 
     def log_message(self, format, *args) -> None:  # noqa: A002 - http.server's signature
@@ -352,9 +354,16 @@ class ControlServer(ThreadingHTTPServer):
 class RunningStandin:
     """The stand-in served from this process (the self-test): both servers on threads."""
 
-    def __init__(self, standin: Standin, port: int = 0, control_port: int = 0, host: str = "127.0.0.1"):
+    def __init__(self, standin: Standin, port: int = 0, control_port: int = 0, host: str = "127.0.0.1",
+                 certificate: Optional[Tuple[str, str]] = None):
         self.standin = standin
         self.osmand = OsmAndServer((host, port), standin)
+        if certificate is not None:
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            context.load_cert_chain(*certificate)
+            # The handshake on the connection's own thread (its first read), not in accept().
+            self.osmand.socket = context.wrap_socket(self.osmand.socket, server_side=True,
+                                                     do_handshake_on_connect=False)
         self.control = ControlServer((host, control_port), standin)
         self.port, self.control_port = self.osmand.server_address[1], self.control.server_address[1]
         self.threads = [threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True,
@@ -375,7 +384,7 @@ class StandinProcess:
     measured apart and the test driver's threads do not slow it; driven through its control port."""
 
     def __init__(self, workdir: Path, devices: Sequence[str] = (), any_device: bool = False, port: int = 0,
-                 name: str = "standin", extra: Sequence[str] = ()):
+                 name: str = "standin", extra: Sequence[str] = (), certificate: Optional[Tuple[Path, Path]] = None):
         from .processes import spawn
         workdir.mkdir(parents=True, exist_ok=True)
         self.journal = workdir / (name + ".jsonl")
@@ -385,6 +394,9 @@ class StandinProcess:
             command += ["--device", device]
         if any_device:
             command.append("--any-device")
+        if certificate is not None:
+            command += ["--certfile", str(certificate[0]), "--keyfile", str(certificate[1])]
+        self.scheme = "https" if certificate is not None else "http"
         command += list(extra)
         with open(self.stderr_path, "ab") as err:
             self.process = spawn(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=err)
@@ -400,7 +412,7 @@ class StandinProcess:
         self.pid = self.process.pid
 
     def url(self, device: str) -> str:
-        return "http://127.0.0.1:%d/?id=%s" % (self.port, device)
+        return "%s://127.0.0.1:%d/?id=%s" % (self.scheme, self.port, device)
 
     def _call(self, path: str, order: Optional[Dict] = None) -> Dict:
         data = None if order is None else json.dumps(order).encode()
@@ -443,12 +455,17 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--journal", help="append each stored position to FILE as a JSON line")
     parser.add_argument("--future", type=int, default=decoder.FUTURE_LIMIT_S,
                         help="filter.future in seconds (default 86400; 0: off)")
+    parser.add_argument("--certfile", help="the OsmAnd port speaks TLS with this certificate (PEM)")
+    parser.add_argument("--keyfile", help="the certificate's private key (PEM)")
     parser.add_argument("--osmand-speed", choices=sorted(decoder.SPEED_TO_KNOTS), default="kn",
                         help="Traccar's osmand.speed: the unit of `speed` (default kn, knots)")
     args = parser.parse_args(argv)
     standin = Standin(args.device, args.any_device, Path(args.journal) if args.journal else None, args.future,
                       args.osmand_speed)
-    running = RunningStandin(standin, args.port, args.control_port, args.host)
+    if bool(args.certfile) != bool(args.keyfile):
+        parser.error("--certfile and --keyfile go together")
+    running = RunningStandin(standin, args.port, args.control_port, args.host,
+                             (args.certfile, args.keyfile) if args.certfile else None)
     print(json.dumps({"port": running.port, "control": running.control_port}), flush=True)
     stop = threading.Event()
     import signal

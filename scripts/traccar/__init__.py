@@ -29,14 +29,20 @@ The tests (each with its own stand-in, gpsd and uplink):
     stored, oldest first, by the next probe (its interval + 10 s)
   4 a backlog: 10,000 fixes from the flood emulator while the server's port refuses connections;
     the stand-in starts: all 10,000 stored once, oldest first, on one connection, within 30 s
+  5 bad URLs (no id, an empty id, another scheme, no host, a port out of range): each exits 64 within
+    5 s with one line on stderr, and gpsd is never connected to
+  6 https:// with --cafile: the stand-in behind TLS with a certificate from a CA of the test's own
+    (support/tls_certificates.py, the openssl command): with --cafile, 100 fixes from the flood
+    emulator stored in order; without it, nothing stored within 5 s (no unverified fallback)
 Every test is skipped with a message while `loctrack stream --help` does not mention http://.
 `--uplink reference` runs them against reference_uplink.py, a Python client of the same contract,
 which checks the tests themselves (and is not loctrack). About 2.5 minutes in all on 2 cores.
 
 Modules: harness (settings, the uplink process, replay and witness, the checks), selftest, the tests
-(test_units 1, test_outage 2, test_unknown 3, test_backlog 4), reference_uplink, cli. Shared with
+(test_units 1, test_outage 2, test_unknown 3, test_backlog 4, test_bad_urls 5, test_https 6), reference_uplink, cli. Shared with
 the other tools, in scripts/support: processes, procfs, results, suite, waiting, gpsd_replay,
-flood_emulator, and, written for these tests and the bench: osmand_decoder, traccar_standin.
+flood_emulator, and, written for these tests and the bench: osmand_decoder, traccar_standin,
+tls_certificates.
 Artifacts (each process's output, the stand-in's journal of stored positions, gpspipe's capture)
 in out/traccar/.
 """

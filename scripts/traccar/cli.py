@@ -15,7 +15,7 @@ from support import suite
 from support.results import Result
 from support.suite import Skip
 
-from . import selftest, test_backlog, test_outage, test_unknown, test_units
+from . import selftest, test_backlog, test_bad_urls, test_https, test_outage, test_unknown, test_units
 from .harness import ROOT, Settings
 
 # (id, module); each module has TITLE, EXPECTATION, run(settings, result).
@@ -24,6 +24,8 @@ TESTS = [
     ("2", test_outage),
     ("3", test_unknown),
     ("4", test_backlog),
+    ("5", test_bad_urls),
+    ("6", test_https),
 ]
 
 
@@ -49,7 +51,7 @@ def main(argv: List[str] = None) -> int:
                         help="what is tested: loctrack (default), or the reference client reference_uplink.py, "
                              "which checks the tests themselves")
     parser.add_argument("--flood", default=str(ROOT / ".build" / "flood_gpsd"),
-                        help="the flood emulator for test 4 (default .build/flood_gpsd)")
+                        help="the flood emulator for tests 4 and 6 (default .build/flood_gpsd)")
     parser.add_argument("--only", help="comma-separated test ids, e.g. 1,3")
     parser.add_argument("--out", default=str(ROOT / "out" / "traccar"), help="artifacts (default out/traccar)")
     parser.add_argument("--cycle", type=float, default=0.01,

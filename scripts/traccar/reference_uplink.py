@@ -2,7 +2,8 @@
 before loctrack has its Traccar sink (and to tell a fault of the tests from a fault of loctrack):
 `python3 scripts/traccar --uplink reference`. It is not loctrack and is not shipped.
 
-  reference_uplink.py stream --publish http://HOST:PORT/?id=DEVICE --spool DIR [-v] [HOST:PORT]
+  reference_uplink.py stream --publish http[s]://HOST:PORT/?id=DEVICE --spool DIR [--cafile PEM] [-v]
+                            [HOST:PORT]
 
 The contract it follows (the one `loctrack stream --publish http://…` is built to): each fix gpsd
 reports (mode 2 or 3, a time, finite coordinates not both 0, dated after 2000 and not over a day
@@ -12,7 +13,9 @@ device; it is appended to a spool (DIR/queue, one query per line, fsynced; DIR/h
 sent) before it is sent; one keep-alive connection, one request in flight, oldest first. A 2xx
 retires it; a 5xx, a refused connection or a close without a reply is retried with jittered backoff
 capped at 5 s; a 400 is said once on stderr (naming the device and the 400) and probed every 30 s,
-nothing dropped. SIGTERM: reading stops, the spool drains for up to 2 s, exit 0; what is left stays
+nothing dropped. https:// verifies the server against the system's CAs, or --cafile's. A URL
+without an id, with another scheme, without a host or with a bad port: exit 64 and one line on
+stderr, before gpsd is asked for anything. SIGTERM: reading stops, the spool drains for up to 2 s, exit 0; what is left stays
 in the spool for the next start. Its odometer is the chord sum while gpsd's speed is at least
 0.5 m/s: a stand-in for loctrack's, enough for a test that the attribute is there and grows.
 """
@@ -27,6 +30,7 @@ import os
 import random
 import signal
 import socket
+import ssl
 import sys
 import threading
 import time
@@ -197,10 +201,12 @@ class Connection:
     """One keep-alive HTTP/1.1 connection, one request at a time (a few lines of socket code rather
     than http.client, whose overhead made this client the slowest part of a 10,000-fix drain)."""
 
-    def __init__(self, host: str, port: int):
+    def __init__(self, host: str, port: int, tls: Optional[ssl.SSLContext]):
         self.host = host
         self.socket = socket.create_connection((host, port), timeout=10)
         self.socket.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        if tls is not None:
+            self.socket = tls.wrap_socket(self.socket, server_hostname=host)
         self.buffered = b""
 
     def get(self, target: str) -> int:
@@ -226,7 +232,8 @@ class Connection:
         self.socket.close()
 
 
-def send(url: str, device: str, spool: Spool, stop: threading.Event, draining: threading.Event) -> None:
+def send(url: str, device: str, spool: Spool, stop: threading.Event, draining: threading.Event,
+         tls: Optional[ssl.SSLContext]) -> None:
     parts = urlsplit(url)
     connection: Optional[Connection] = None
     failures, said_unknown = 0, False
@@ -239,7 +246,7 @@ def send(url: str, device: str, spool: Spool, stop: threading.Event, draining: t
             continue
         try:
             if connection is None:
-                connection = Connection(parts.hostname, parts.port or 80)
+                connection = Connection(parts.hostname, parts.port or (443 if tls else 80), tls)
             status = connection.get((parts.path or "/") + "?" + query)
         except (OSError, ValueError, IndexError):
             if connection is not None:
@@ -269,6 +276,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("command", choices=["stream"])
     parser.add_argument("--publish", required=True)
     parser.add_argument("--spool", required=True)
+    parser.add_argument("--cafile")
     parser.add_argument("--traccar-interval", type=float)
     parser.add_argument("--traccar-distance", type=float)
     parser.add_argument("-v", "--verbose", action="store_true")
@@ -276,13 +284,19 @@ def main(argv: Optional[List[str]] = None) -> int:
     args = parser.parse_intermixed_args(argv)
     url = urlsplit(args.publish)
     device = dict(pair.partition("=")[::2] for pair in url.query.split("&")).get("id")
-    if url.scheme != "http" or not device:
-        print("reference uplink: a URL http://HOST:PORT/?id=DEVICE is needed", file=sys.stderr)
+    try:
+        port_ok = url.port is None or 0 < url.port
+    except ValueError:
+        port_ok = False
+    if url.scheme not in ("http", "https") or not url.hostname or not port_ok or not device:
+        print("reference uplink: %s: a URL http[s]://HOST[:PORT]/?id=DEVICE is needed" % args.publish, file=sys.stderr)
         return 64
+    tls = ssl.create_default_context(cafile=args.cafile) if url.scheme == "https" else None
     spool = Spool(Path(args.spool))
     stop, draining = threading.Event(), threading.Event()
     reader = threading.Thread(target=read_gpsd, args=(args.source, Fixes(device, spool), stop), daemon=True)
-    sender = threading.Thread(target=send, args=(args.publish.split("?")[0], device, spool, stop, draining), daemon=True)
+    sender = threading.Thread(target=send, args=(args.publish.split("?")[0], device, spool, stop, draining, tls),
+                              daemon=True)
     reader.start()
     sender.start()
     terminated = threading.Event()

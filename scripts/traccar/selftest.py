@@ -10,13 +10,15 @@ from __future__ import annotations
 import calendar
 import http.client
 import math
+import shutil
 import socket
+import ssl
 import tempfile
 import time
 import unittest
 from pathlib import Path
 
-from support import osmand_decoder as decoder
+from support import osmand_decoder as decoder, tls_certificates
 from support.osmand_decoder import BAD_REQUEST, CLOSE, DISABLED, JSON, KNOWN, POSITION, UNKNOWN, Request
 from support.traccar_standin import RunningStandin, Standin, StandinProcess
 
@@ -309,6 +311,32 @@ class ServerOverSockets(unittest.TestCase):
         self.assertEqual(self.connection.get("/?id=dev1&lat=1&lon=2&timestamp=%d" % ahead)[0], 200)
         stats = self.standin.stats()
         self.assertEqual((stats["positions"], stats["dropped_future"]), (0, 1))
+
+
+@unittest.skipUnless(shutil.which("openssl"), "no openssl to make certificates with")
+class ServerOverTLS(unittest.TestCase):
+    """The OsmAnd port behind TLS (what a reverse proxy in front of Traccar gives): a client that trusts
+    the CA is answered; one that does not is refused in the handshake and nothing is stored."""
+
+    def test_given_a_certificate_when_a_client_trusts_its_ca_then_answered_and_otherwise_refused(self):
+        with tempfile.TemporaryDirectory(prefix="standin-tls-") as folder:
+            made = tls_certificates.make(Path(folder))
+            standin = Standin(devices=["dev1"])
+            running = RunningStandin(standin, certificate=(str(made.certificate), str(made.key)))
+            try:
+                trusting = ssl.create_default_context(cafile=str(made.ca))
+                client = http.client.HTTPSConnection("127.0.0.1", running.port, timeout=5, context=trusting)
+                client.request("GET", "/?id=dev1&lat=1&lon=2")
+                self.assertEqual(client.getresponse().status, 200)
+                client.close()
+                stranger = http.client.HTTPSConnection("127.0.0.1", running.port, timeout=5,
+                                                       context=ssl.create_default_context())
+                with self.assertRaises(ssl.SSLCertVerificationError):
+                    stranger.request("GET", "/?id=dev1&lat=3&lon=4")
+                stranger.close()
+                self.assertEqual(standin.stats()["positions"], 1)
+            finally:
+                running.stop()
 
 
 class StandinAsAProcess(unittest.TestCase):
