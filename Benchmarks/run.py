@@ -112,8 +112,10 @@ def options():
     parser.add_argument("--fleet-devices", type=int, default=50, help="loctrack processes of the fleet part")
     parser.add_argument("--fleet-rate", type=float, default=10, help="Hz of each fleet device's emulator")
     parser.add_argument("--fleet-seconds", type=float, default=30, help="how long each fleet device publishes")
-    parser.add_argument("--traccar-fixes", type=int, default=10_000, help="the backlog of the traccar part")
-    parser.add_argument("--traccar-loop", type=int, default=1_000, help="positions of its curl-per-position loop")
+    parser.add_argument("--traccar-fixes", type=int, default=None, help="the backlog of the traccar part "
+                        "(default 10,000; smoke: 500)")
+    parser.add_argument("--traccar-loop", type=int, default=None, help="positions of its curl-per-position loop "
+                        "(default 1,000; smoke: 50)")
     parser.add_argument("--serve-streams", type=int, default=100, help="event streams of the serve-sse part")
     parser.add_argument("--serve-stalled", type=int, default=10, help="of them, how many stop reading (its 2nd run)")
     parser.add_argument("--serve-seconds", type=float, default=30, help="how long serve-sse's 10 Hz run lasts")
@@ -150,7 +152,7 @@ def options():
         opts.monitor_polygons = 200
         opts.publish_messages = opts.publish_messages or 500
         opts.fleet_devices, opts.fleet_seconds = 5, 2
-        opts.traccar_fixes, opts.traccar_loop = 500, 50
+        opts.traccar_fixes, opts.traccar_loop = opts.traccar_fixes or 500, opts.traccar_loop or 50
         opts.serve_streams, opts.serve_stalled, opts.serve_seconds = 10, 1, 3
         opts.serve_day_fixes, opts.serve_day_rounds, opts.serve_stall_cap = 5_000, 1, 30
         opts.steady_seconds = 2
@@ -166,6 +168,7 @@ def options():
     opts.flood_timeout = 120 + opts.flood_epochs / 1000
     opts.long_timeout = 120 + opts.long_epochs / 2000
     opts.publish_messages = opts.publish_messages or opts.flood_epochs
+    opts.traccar_fixes, opts.traccar_loop = opts.traccar_fixes or 10_000, opts.traccar_loop or 1_000
     opts.monitor_timeout = 600 + opts.flood_epochs / 200  # a slow monitor is a figure, not a hang
     opts.once_cold_timeout = 40
     expand = {"once": ("once-warm", "once-cold"), "serve": ("serve-sse", "serve-day")}

@@ -79,7 +79,7 @@ def fill_spool(opts, workdir: str, port: int, count: int):
     err_path = os.path.join(workdir, "fill.err")
     with open(err_path, "wb") as err:
         proc = procs.spawn(publish_argv(opts, port, spool, f"127.0.0.1:{gpsd_port}"), stdout=subprocess.DEVNULL,
-                           stderr=err)
+                           stderr=err, env=state_environment(workdir))
     try:
         quiet = wait_cpu_quiet(proc.pid, 60 + count / 500)
     finally:
@@ -90,6 +90,11 @@ def fill_spool(opts, workdir: str, port: int, count: int):
              f"{stderr_tail(err_path)}")
         return None
     return spool
+
+
+def state_environment(workdir: str) -> dict:
+    """The bench's own XDG_STATE_HOME: the odometer a Traccar sink runs persists there, not in the user's."""
+    return dict(os.environ, XDG_STATE_HOME=os.path.join(workdir, "state"))
 
 
 def publish_argv(opts, port: int, spool: str, source: str) -> list[str]:
@@ -132,7 +137,7 @@ def drain_run(opts, variant: str, workdir: str, port: int, spool, targets):
             shutil.copytree(spool, copy)
             with open(err_path, "wb") as err:
                 proc = procs.spawn(publish_argv(opts, port, copy, "127.0.0.1:1"), stdout=subprocess.DEVNULL,
-                                   stderr=err)
+                                   stderr=err, env=state_environment(workdir))
             m, problem = stored_figures(standin, count, started, cpu_before, 60 + count / 100)
             client_cpu = proc_cpu(proc.pid)
             code = procs.terminate(proc, 15)
@@ -175,15 +180,14 @@ def describe_drain(m) -> str:
 def odometer_run(opts, variant: str, workload: str, workdir: str):
     epochs = opts.flood_epochs
     emulator, port = start_emulator(opts.emulator, ["-n", epochs, "-C", 1] + WORKLOADS[workload])
-    state = os.path.join(workdir, "state")
-    shutil.rmtree(state, ignore_errors=True)
+    shutil.rmtree(os.path.join(workdir, "state"), ignore_errors=True)
     out_path, err_path = os.path.join(workdir, "odometer.out"), os.path.join(workdir, "odometer.err")
     argv = [opts.loctrack, "stream", "--format", "json", "--no-reconnect"]
     argv += ["--odometer"] if variant == ODOMETER_ON else []
     try:
         with open(out_path, "wb") as out, open(err_path, "wb") as err:
             m = run_measured([argv + [f"127.0.0.1:{port}"]], out, err, opts.flood_timeout, workdir,
-                             env=dict(os.environ, XDG_STATE_HOME=state))
+                             env=state_environment(workdir))
     finally:
         procs.terminate(emulator, 2)
     if m is None:

@@ -75,8 +75,12 @@ class Uplink:
         self.stdout_path, self.stderr_path = workdir / (name + ".out"), workdir / (name + ".err")
         self.errors: List[Tuple[float, str]] = []
         self.lock = threading.Lock()
+        # The test's own state folder: the odometer persists there (the same one across a restart in
+        # the same test), never in the user's.
+        environment = dict(os.environ, XDG_STATE_HOME=str(workdir / "state"))
         with open(self.stdout_path, "ab") as out:
-            self.process = spawn(self.argv, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.PIPE)
+            self.process = spawn(self.argv, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.PIPE,
+                                 env=environment)
         self.pid = self.process.pid
         self.reader = threading.Thread(target=self._read_stderr, daemon=True, name=name + "-stderr")
         self.reader.start()
