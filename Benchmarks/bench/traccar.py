@@ -104,13 +104,10 @@ def publish_argv(opts, port: int, spool: str, source: str) -> list[str]:
 def stored_figures(standin: StandinProcess, count: int, started: float, cpu_before: float, timeout: float):
     """Waits for count positions; the stand-in's side of the figures, or a problem text."""
     deadline = time.monotonic() + timeout
-    positions = []
-    while time.monotonic() < deadline:
-        positions = standin.positions()
-        if len(positions) >= count:
-            break
+    while time.monotonic() < deadline and standin.stats()["positions"] < count:  # the count alone: cheap
         time.sleep(0.05)
     standin_cpu = (proc_cpu(standin.pid) or 0.0) - cpu_before
+    positions = standin.positions()
     if len(positions) != count:
         return None, f"{len(positions)} of {count} positions stored"
     times = [p["time_ms"] for p in positions]

@@ -38,7 +38,7 @@ def run(settings, r) -> None:
             str(standin.stats()["counts"]))
     standin.fault(status=503, seconds=600)  # the long outage, with the SIGKILL inside it
     r.check(wait_replay_end(replay, witness), "gpsd reported the drive's last fix during the outage")
-    stored_before_kill = len(standin.positions())
+    stored_before_kill = standin.stats()["positions"]
     first.kill()
     second = Uplink(settings, standin.url(DEVICE), spool, replay.source, workdir, "uplink-2")
     time.sleep(1.0)  # the restarted uplink meets the 503s too
