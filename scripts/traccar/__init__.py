@@ -25,8 +25,8 @@ The tests (each with its own stand-in, gpsd and uplink):
     the same spool; then the server answers: every fix stored, oldest first, a time repeated only
     where its reply was lost; back within the 5 s backoff cap
   3 an unknown id: 400 for the first request, one stderr line naming the device and the 400, the
-    next request (the probe) 20-45 s later and none in between; the device is added then: every fix
-    stored, oldest first, by the next probe (its interval + 10 s)
+    next request (the probe) 20-45 s later and none in between; the device is added 25 s after the
+    400: the first request after that answered 200, every fix stored, oldest first
   4 a backlog: 10,000 fixes from the flood emulator while the server's port refuses connections;
     the stand-in starts: all 10,000 stored once, oldest first, on one connection, within 30 s
   5 bad URLs (no id, an empty id, another scheme, no host, a port out of range): each exits 64 within
@@ -36,7 +36,7 @@ The tests (each with its own stand-in, gpsd and uplink):
     emulator stored in order; without it, nothing stored within 5 s (no unverified fallback)
 Every test is skipped with a message while `loctrack stream --help` does not mention http://.
 `--uplink reference` runs them against reference_uplink.py, a Python client of the same contract,
-which checks the tests themselves (and is not loctrack). About 2.5 minutes in all on 2 cores.
+which checks the tests themselves (and is not loctrack). About 2 minutes in all on 2 cores.
 
 Modules: harness (settings, the uplink process, replay and witness, the checks), selftest, the tests
 (test_units 1, test_outage 2, test_unknown 3, test_backlog 4, test_bad_urls 5, test_https 6), reference_uplink, cli. Shared with
