@@ -347,7 +347,7 @@ faults-long: faults-build
 #                        spool; 3 an unknown id (400) for 30 s, then the device added; 4 a 10,000-fix
 #                        backlog spooled while the server is down; 5 bad URLs (exit 64 before anything is
 #                        read); 6 https:// with --cafile (a CA of the test's own, made with openssl).
-#                        About 2.5 minutes on 2 cores. Every
+#                        About 2 minutes on 2 cores. Every
 #                        test is skipped with a message while loctrack's stream --help lacks http://.
 #                        Artifacts: out/traccar/.
 #                        Variables: TRACCAR_LOCTRACK=another binary (default $(BIN)),
