@@ -8,7 +8,7 @@ import math
 from support.gpsd_replay import time_ms
 from support.traccar_standin import StandinProcess
 
-from .harness import (DEMO_TRACK, KNOTS_PER_MPS, SPEED_TOLERANCE_KN, Uplink, connect_uplink, gpsd_times,
+from .harness import (KNOTS_PER_MPS, SPEED_TOLERANCE_KN, Uplink, connect_uplink, gpsd_times,
                       missing_and_extra, order_problem, query_of, start_replay, wait_replay_end, wait_stored)
 
 TITLE = "every fix once, in order, in Traccar's units"
