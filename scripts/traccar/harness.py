@@ -20,7 +20,6 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from support.gpsd_replay import Replay, Witness, time_ms, with_lead_in
 from support.processes import kill_group, spawn, terminate
 from support.procfs import established_to
-from support.suite import Skip
 from support.waiting import wait_until
 
 HERE = Path(__file__).resolve().parent
@@ -184,12 +183,3 @@ def query_of(position: Dict) -> Dict[str, str]:
 
 def gpsd_times(fixes: Sequence[Dict]) -> List[int]:
     return [time_ms(fix["time"]) for fix in fixes]
-
-
-def elapsed(since: float) -> float:
-    return time.monotonic() - since
-
-
-def skip_unless(condition: bool, why: str) -> None:
-    if not condition:
-        raise Skip(why)
