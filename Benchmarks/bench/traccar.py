@@ -48,7 +48,7 @@ DEVICE = "bench"
 FLOOD_BASE_MS = 1_735_689_600_000  # flood_gpsd's epoch 0
 ODOMETER_OFF, ODOMETER_ON = "stream", "stream --odometer"
 TRACCAR_CHECKS = ("traccar: every position stored at the stand-in, in order, on one connection (curl per position: "
-                  "one each); `stream --odometer` printed every fix")
+                  "one each); where measured, `stream --odometer` printed every fix")
 
 
 def help_mentions(loctrack: str, text: str) -> bool:
