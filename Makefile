@@ -234,11 +234,17 @@ conformance: build
 #                        mosquitto against `stream | mosquitto_pub -l`, both floods, target
 #                        at least as fast) and fleet (50 publishing loctracks at 10 Hz for
 #                        30 s into one mosquitto); these two need mosquitto and
-#                        mosquitto-clients (`make bench` installs them), else they are left out with a note.
+#                        mosquitto-clients (`make bench` installs them), else they are left out with a note;
+#                        traccar (a 10,000-fix backlog drained by `stream --publish http://…` to the
+#                        Traccar stand-in, scripts/support/traccar_standin.py, against curl on one
+#                        keep-alive connection and curl once per position over 1,000; the stand-in's
+#                        own ceiling; `stream --odometer` against `stream`, CPU per fix; loctrack's rows
+#                        left out with a note while its stream --help lacks http:// or --odometer).
 #                        Prints the table and writes Benchmarks/results/latest.md.
 #                        BENCH_FLAGS='--rounds 7 --only flood,once,monitor ...' (run.py --help).
 #   make bench-smoke     the same at toy sizes (about 40 s on 2 cores, monitor: 200 polygons, ~1 s; publish:
-#                        500 messages, fleet: 5 trackers for 2 s, ~4 s together; table in
+#                        500 messages, fleet: 5 trackers for 2 s, ~4 s together; traccar: 500
+#                        positions, 50 curl processes, a few seconds; table in
 #                        Benchmarks/bin/smoke.md):
 #                        fails only if something does not build, run or print the right fixes.
 #                        Clients whose tools cannot be installed are left out with a note.
@@ -268,10 +274,12 @@ bench-build: deps test-deps
 		$(SWIFT_BUILD_FLAGS)
 	cp $(SWIFT_CLIENT_DIR)/.build/release/gpsclient-swift $(BENCH_BIN)/gpsclient-swift
 
-# GNU time (exact peak RSS), jq and python3-gps (two of the clients), only when missing.
+# GNU time (exact peak RSS), jq and python3-gps (two of the clients), curl (the traccar part's
+# rival), only when missing.
 bench-tools:
 	@missing=""; \
 	test -x /usr/bin/time || missing="$$missing time"; \
+	command -v curl >/dev/null 2>&1 || missing="$$missing curl"; \
 	command -v jq >/dev/null 2>&1 || missing="$$missing jq"; \
 	/usr/bin/python3 -c 'import gps' 2>/dev/null || missing="$$missing python3-gps"; \
 	if [ -n "$$missing" ]; then \
@@ -321,6 +329,42 @@ faults: faults-build
 
 faults-long: faults-build
 	$(or $(PYTHON),python3) scripts/faults --loctrack $(FAULTS_LOCTRACK) --flood $(FAULTS_SCRATCH)/flood_gpsd --long $(FAULTS_FLAGS)
+
+# ---------------------------------------------------------------------------
+# traccar-test: the Traccar uplink (`stream --publish http://HOST:PORT/?id=DEVICE`) end to end
+# against a stand-in for Traccar's OsmAnd port (scripts/traccar/; what each test asserts: python3
+# scripts/traccar --help and scripts/traccar/__init__.py; docs/traccar.md)
+#
+#   make traccar-standin-test  the stand-in (scripts/support/traccar_standin.py, the decoder's rules in
+#                        osmand_decoder.py) against Traccar's own decoder test vectors and its rules,
+#                        over real sockets too: Python alone, about 2 s
+#   make traccar-test    release build of loctrack, the flood emulator compiled to .build/flood_gpsd,
+#                        then the self-test and the tests, each with its own stand-in (a process, driven
+#                        through its control port), gpsfake + a real gpsd replaying demo/track.nmea
+#                        (tests 1-3) or the flood emulator (tests 4, 6), and gpspipe as the witness of what
+#                        gpsd sent: 1 every fix once, in order, in Traccar's units; 2 an outage of 503s
+#                        and closes without a reply with a SIGKILL inside it, restarted on the same
+#                        spool; 3 an unknown id (400) for 30 s, then the device added; 4 a 10,000-fix
+#                        backlog spooled while the server is down; 5 bad URLs (exit 64 before anything is
+#                        read); 6 https:// with --cafile (a CA of the test's own, made with openssl).
+#                        About 2 minutes on 2 cores. Every
+#                        test is skipped with a message while loctrack's stream --help lacks http://.
+#                        Artifacts: out/traccar/.
+#                        Variables: TRACCAR_LOCTRACK=another binary (default $(BIN)),
+#                        TRACCAR_FLAGS='--only 1,4 --cycle 0.02' (python3 scripts/traccar --help;
+#                        --uplink reference runs the tests against scripts/traccar/reference_uplink.py).
+# ---------------------------------------------------------------------------
+TRACCAR_LOCTRACK ?= $(BIN)
+TRACCAR_FLAGS ?=
+TRACCAR_FLOOD := .build/flood_gpsd
+
+.PHONY: traccar-standin-test traccar-test
+traccar-standin-test:
+	$(or $(PYTHON),python3) scripts/traccar selftest
+
+traccar-test: build
+	$(FAULTS_CC) -O2 -Wall -Wextra -o $(TRACCAR_FLOOD) $(FLOOD_GPSD_SRC)
+	$(or $(PYTHON),python3) scripts/traccar test --loctrack '$(TRACCAR_LOCTRACK)' --flood $(TRACCAR_FLOOD) $(TRACCAR_FLAGS)
 
 # ---------------------------------------------------------------------------
 # kills: the SIGKILL tests of make test at their full counts (docs/faults.md): monitor run

@@ -48,6 +48,12 @@ Workloads:
              the emulator's write to a stream's receipt (p50, p99), memory; then 90 reading and 10
              stalled streams at 100 Hz with big SKYs: memory stays bounded, the 10 are cut off
              (bench/serve.py).
+  traccar    a backlog of 10,000 fixes drained to the Traccar stand-in (scripts/support/traccar_standin.py)
+             by `loctrack stream --publish http://…`, by curl given the same requests on one keep-alive
+             connection, and by curl started once per position in a shell loop (1,000): positions per
+             second, CPU per position, and how busy the stand-in was (its ceiling); and `stream` with
+             --odometer against without on both floods, CPU per fix (bench/traccar.py). loctrack's
+             rows are left out with a note while its stream --help lacks http:// (the odometer's, --odometer).
   serve-day  86,400 fixes (a day at 1 Hz) kept by `loctrack serve`, the page loaded in headless
              Chromium: its loadMs (target 1 s) and JavaScript heap (target 100 MB).
              Both need loctrack-serve next to loctrack (`make serve`), serve-day also chromium,
@@ -84,10 +90,11 @@ from bench.publish import PUBLISH_CHECKS, publish_section, run_publish  # noqa: 
 from bench.report import git_revision, report  # noqa: E402
 from bench import serve  # noqa: E402
 from bench.steady import run_steady  # noqa: E402
+from bench.traccar import TRACCAR_CHECKS, run_traccar, traccar_section  # noqa: E402
 
 BIN = os.path.join(HERE, "bin")
-PARTS = ("flood", "steady", "once-warm", "once-cold", "long", "monitor", "record", "publish", "fleet", "serve-sse",
-         "serve-day")
+PARTS = ("flood", "steady", "once-warm", "once-cold", "long", "monitor", "record", "publish", "fleet", "traccar",
+         "serve-sse", "serve-day")
 
 
 def options():
@@ -105,6 +112,10 @@ def options():
     parser.add_argument("--fleet-devices", type=int, default=50, help="loctrack processes of the fleet part")
     parser.add_argument("--fleet-rate", type=float, default=10, help="Hz of each fleet device's emulator")
     parser.add_argument("--fleet-seconds", type=float, default=30, help="how long each fleet device publishes")
+    parser.add_argument("--traccar-fixes", type=int, default=None, help="the backlog of the traccar part "
+                        "(default 10,000; smoke: 500)")
+    parser.add_argument("--traccar-loop", type=int, default=None, help="positions of its curl-per-position loop "
+                        "(default 1,000; smoke: 50)")
     parser.add_argument("--serve-streams", type=int, default=100, help="event streams of the serve-sse part")
     parser.add_argument("--serve-stalled", type=int, default=10, help="of them, how many stop reading (its 2nd run)")
     parser.add_argument("--serve-seconds", type=float, default=30, help="how long serve-sse's 10 Hz run lasts")
@@ -121,7 +132,7 @@ def options():
                              "median needs more rounds than the driver's spawn jitter)")
     parser.add_argument("--once-max-age", type=float, default=2, help="loctrack once --max-age")
     parser.add_argument("--rates", default="1,10")
-    parser.add_argument("--only", default="flood,steady,once,long,monitor,record,publish,fleet,serve",
+    parser.add_argument("--only", default="flood,steady,once,long,monitor,record,publish,fleet,traccar,serve",
                         help="any of " + ", ".join(PARTS) + "; once means both once-warm and once-cold, serve both serve parts")
     parser.add_argument("--loctrack", default=os.environ.get("LOCTRACK",
                                                              os.path.join(ROOT, ".build/release/loctrack")))
@@ -141,6 +152,7 @@ def options():
         opts.monitor_polygons = 200
         opts.publish_messages = opts.publish_messages or 500
         opts.fleet_devices, opts.fleet_seconds = 5, 2
+        opts.traccar_fixes, opts.traccar_loop = opts.traccar_fixes or 500, opts.traccar_loop or 50
         opts.serve_streams, opts.serve_stalled, opts.serve_seconds = 10, 1, 3
         opts.serve_day_fixes, opts.serve_day_rounds, opts.serve_stall_cap = 5_000, 1, 30
         opts.steady_seconds = 2
@@ -156,6 +168,7 @@ def options():
     opts.flood_timeout = 120 + opts.flood_epochs / 1000
     opts.long_timeout = 120 + opts.long_epochs / 2000
     opts.publish_messages = opts.publish_messages or opts.flood_epochs
+    opts.traccar_fixes, opts.traccar_loop = opts.traccar_fixes or 10_000, opts.traccar_loop or 1_000
     opts.monitor_timeout = 600 + opts.flood_epochs / 200  # a slow monitor is a figure, not a hang
     opts.once_cold_timeout = 40
     expand = {"once": ("once-warm", "once-cold"), "serve": ("serve-sse", "serve-day")}
@@ -210,14 +223,17 @@ def main() -> int:
         record = run_record(opts, workdir) if "record" in opts.only else None
         published = run_publish(opts, workdir) if "publish" in opts.only else None
         fleet = run_fleet(opts, workdir) if "fleet" in opts.only else None
+        traccar = run_traccar(opts, workdir) if "traccar" in opts.only else None
         served = serve.run_serve_sse(opts, workdir) if "serve-sse" in opts.only else None
         day = serve.run_serve_day(opts, workdir) if "serve-day" in opts.only else None
     sections = ((monitor_section(opts, monitor) if monitor else []) + (record_section(opts, record) if record else [])
                 + (publish_section(opts, published) if published else [])
                 + (fleet_section(opts, fleet) if fleet else [])
+                + (traccar_section(opts, traccar) if traccar else [])
                 + (serve.serve_section(opts, served, day) if served or day else []))
     checked = ([MONITOR_CHECKS] if monitor else []) + ([RECORD_CHECKS] if record else []) + ([PUBLISH_CHECKS] if published else []) + \
-        ([FLEET_CHECKS] if fleet else []) + ([serve.SERVE_CHECKS] if served or day else [])
+        ([FLEET_CHECKS] if fleet else []) + ([TRACCAR_CHECKS] if traccar else []) + \
+        ([serve.SERVE_CHECKS] if served or day else [])
     table = report(opts, clients, floods, steady, warm, cold, long, sections, checked)
     print(table)
     os.makedirs(os.path.dirname(os.path.abspath(opts.output)), exist_ok=True)

@@ -14,7 +14,7 @@ import select
 import subprocess
 import time
 
-from support import processes as procs  # scripts/support
+from support import flood_emulator, processes as procs  # scripts/support
 from .clients import C_CLIENT, LOCTRACK, SWIFT_PORT, rotate
 from .findings import log, warn
 from .measure import MemoryPeak, run_measured, status_kb
@@ -27,13 +27,7 @@ STATIONARY_RE = re.compile(rb',"stationary":(?:true|false)(?=\}\n)')
 
 
 def start_emulator(emulator: str, args) -> tuple[subprocess.Popen, int]:
-    proc = procs.spawn([emulator, "-p", "0"] + [str(a) for a in args], stdout=subprocess.PIPE)
-    ready, _, _ = select.select([proc.stdout], [], [], 10)
-    line = proc.stdout.readline() if ready else b""
-    if not line.strip().isdigit():
-        procs.terminate(proc, 2)
-        raise RuntimeError("flood_gpsd did not print its port")
-    return proc, int(line)
+    return flood_emulator.start(emulator, args)
 
 
 def stderr_tail(path: str) -> str:
