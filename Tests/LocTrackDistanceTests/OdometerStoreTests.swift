@@ -71,6 +71,21 @@ struct OdometerStoreTests {
         }
     }
 
+    @Test("Given a reading held back by the limit, when the odometer stops growing, then a record a second after the last write writes it")
+    func heldReadingIsWrittenASecondLater() throws {
+        try Self.withTemporaryDirectory { root in
+            let path = root + "/odometer.json"
+            var store = try OdometerStore.open(path)
+            #expect(try store.record(OdometerReading(metres: 10, moving: true), at: Self.time(0)))
+            #expect(try store.record(OdometerReading(metres: 12, moving: true), at: Timestamp(seconds: Receiver.start.seconds, nanoseconds: 500_000_000)) == false)
+            // Parked now: the same 12 m, a second after the write.
+            #expect(try store.record(OdometerReading(metres: 12, moving: false), at: Self.time(1)))
+            #expect(try Self.contents(path)
+                == #"{"loctrack":"odometer","version":1,"metres":12,"time":"2026-01-01T00:00:00.500Z"}"# + "\n")
+            #expect(try store.record(OdometerReading(metres: 12, moving: false), at: Self.time(5)) == false)
+        }
+    }
+
     @Test("Given a stored reading, when a lower one or the same is recorded, then the file keeps the higher value")
     func monotonic() throws {
         try Self.withTemporaryDirectory { root in

@@ -60,16 +60,16 @@ public struct Odometer: Sendable {
         case .restart:
             restart(at: sample)
         case .later(let elapsed):
-            guard let previous else {
-                restart(at: sample)
-                return reading
-            }
-            let speed = sample.receiverSpeed ?? chordSpeed.speed(at: sample)
-            let step = Step(from: previous, to: sample, elapsed: elapsed, speed: speed)
-            if elapsed > OdometerRules.gapSeconds {
-                crossGap(step)
+            if let previous {
+                let speed = sample.receiverSpeed ?? chordSpeed.speed(at: sample)
+                let step = Step(from: previous, to: sample, elapsed: elapsed, speed: speed)
+                if elapsed > OdometerRules.gapSeconds {
+                    crossGap(step)
+                } else {
+                    advance(step)
+                }
             } else {
-                advance(step)
+                restart(at: sample)
             }
         }
         previous = sample

@@ -23,8 +23,10 @@ public struct OdometerStore: Sendable {
     public private(set) var metres: Double
     /// The receiver time of the stored reading; nil when a user set it or nothing was stored.
     public private(set) var storedTime: Timestamp?
-    /// A reading held back by the once-a-second limit, for ``flush()``.
+    /// A reading higher than the stored one, not yet written (the once-a-second limit).
     private var heldBack: OdometerFileFormat.Contents?
+    /// The receiver time of the last ``record(_:at:)`` that wrote: the clock of the limit.
+    private var lastWrite: Timestamp?
 
     /// Missing folders are created with this mode: only the owner may look in them.
     static let directoryMode: UInt32 = 0o700
@@ -62,20 +64,25 @@ public struct OdometerStore: Sendable {
     }
 
     /// Records `reading`, taken at the receiver time `time`.
-    /// - Returns: whether it was written now. A reading no higher than the stored one is
-    ///   not written (the stored odometer never goes down unless ``set(metres:)`` says so);
-    ///   one within a second of the last write is held back for the next write or ``flush()``.
+    ///
+    /// A reading higher than the stored one is written when no write happened in the last
+    /// second of receiver time; otherwise it is held back, and written by the first
+    /// ``record(_:at:)`` a second after the last write (whatever that one reads) or by
+    /// ``flush()``. A reading no higher than the stored one is never written: the stored
+    /// odometer goes down only when ``set(metres:)`` says so.
+    /// - Returns: whether the file was written.
     @discardableResult
     public mutating func record(_ reading: OdometerReading, at time: Timestamp) throws(OdometerStoreError) -> Bool {
-        guard reading.metres.isFinite, reading.metres > metres || (heldBack.map { reading.metres > $0.metres } ?? false) else {
-            return false
+        if reading.metres.isFinite, reading.metres > (heldBack?.metres ?? metres) {
+            heldBack = OdometerFileFormat.Contents(metres: reading.metres, time: time)
         }
-        let contents = OdometerFileFormat.Contents(metres: max(reading.metres, metres), time: time)
-        if let last = storedTime, case let elapsed = time.seconds(since: last), elapsed >= 0, elapsed < Self.writeInterval {
-            heldBack = contents
+        guard let contents = heldBack else { return false }
+        // A clock that went back starts the limit afresh rather than holding writes for as long.
+        if let lastWrite, case let elapsed = time.seconds(since: lastWrite), elapsed >= 0, elapsed < Self.writeInterval {
             return false
         }
         try write(contents)
+        lastWrite = time
         return true
     }
 
