@@ -236,15 +236,10 @@ extension Odometer {
         let elapsed: Double
         /// The speed at `to`: the receiver's, or ``ChordSpeed``'s.
         let speed: Double
-        let chord: Double
 
-        init(from: OdometerSample, to: OdometerSample, elapsed: Double, speed: Double) {
-            self.from = from
-            self.to = to
-            self.elapsed = elapsed
-            self.speed = speed
-            chord = from.distance(to: to)
-        }
+        /// The great-circle distance of the step, measured only where a rule needs it: a
+        /// moving receiver with a speed needs none, and that is most fixes.
+        var chord: Double { from.distance(to: to) }
 
         var isPlausible: Bool { chord <= OdometerRules.maximumPlausibleSpeed * elapsed }
 
