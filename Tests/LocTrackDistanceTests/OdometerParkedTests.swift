@@ -43,6 +43,22 @@ struct OdometerParkedTests {
         #expect(measured.naive >= scenario.naiveAtLeast)
     }
 
+    @Test("Given a parked hour with no speed in the fixes, when the odometer reads it, then white noise adds nothing but a wandering fix looks like a walk",
+          arguments: [UInt64(1), 2, 3])
+    func parkedHourWithoutSpeeds(_ seed: UInt64) {
+        // Without the receiver's speed, motion is judged from displacement alone: noise that
+        // stays in its error circles adds nothing; a fix that wanders at a walker's pace is
+        // counted. The limit of chords, documented in docs/distance.md.
+        let white = Measured(Receiver(whiteNoise: 3, reportsSpeed: false).fixes(for: Drives.parkedHour(), seed: seed), truth: 0)
+        let wander = Measured(Receiver(whiteNoise: 0.5, markovSigma: 30, markovSeconds: 300, reportsSpeed: false)
+            .fixes(for: Drives.parkedHour(), seed: seed), truth: 0)
+        print("distance-figure: parked hour, no speed in the fixes, white noise 3 m, seed \(seed): \(white)")
+        print("distance-figure: parked hour, no speed in the fixes, Gauss-Markov wander, 30 m, 5 min, seed \(seed): \(wander)")
+        #expect(white.odometer <= 1)
+        #expect(wander.odometer > 1_000)
+        #expect(wander.odometer < wander.naive)
+    }
+
     @Test("Given a parked hour, when the odometer reads it, then it never says moving")
     func parkedHourNeverMoves() {
         let receiver = Receiver(whiteNoise: 3, markovSigma: 15, markovSeconds: 120, burstEvery: 180)
