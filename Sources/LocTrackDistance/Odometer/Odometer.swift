@@ -43,6 +43,8 @@ public struct Odometer: Sendable {
         self.metres = metres.isFinite && metres >= 0 ? metres : 0
     }
 
+    /// What the odometer reads now: the metres, whether it is moving, and where the motion
+    /// began. The same as the last ``add(_:)`` returned.
     public var reading: OdometerReading {
         if case .moving = phase {
             OdometerReading(metres: metres, moving: true, departure: departure)
