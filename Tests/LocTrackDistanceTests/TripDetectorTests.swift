@@ -99,6 +99,35 @@ struct TripDetectorTests {
         }
     }
 
+    @Test("Given the drive with two stops from a 10 Hz receiver, when it goes through, then the trips are the same, to the tenth of a second")
+    func tenHertzReceiver() throws {
+        var path = Trajectory(interval: 0.1)
+        path.stand(300)
+        path.reach(15, acceleration: 1.5)
+        path.cruise(120)
+        path.stop(deceleration: 2)
+        path.stand(600)
+        path.reach(15, acceleration: 1.5)
+        path.cruise(60)
+        path.stop(deceleration: 2)
+        path.stand(30)
+        path.reach(15, acceleration: 1.5)
+        path.cruise(60)
+        path.stop(deceleration: 2)
+        path.stand(300)
+        let expected = path.tripSpans()
+        try #require(expected.count == 2)
+        var fixes = Receiver.perfect.fixes(for: path, seed: 1)
+        for index in fixes.indices { fixes[index].device = "/dev/ttyACM0" }
+        let run = TripRun(fixes)
+        try #require(run.spans.count == 2)
+        for (span, want) in zip(run.spans, expected) {
+            #expect(abs(span.lowerBound - want.lowerBound) < 1e-6 && abs(span.upperBound - want.upperBound) < 1e-6, "\(span) for \(want)")
+        }
+        #expect(run.trips.map(\.device) == ["/dev/ttyACM0", "/dev/ttyACM0"])
+        #expect(run.trips.allSatisfy { abs($0.maxSpeed - 15) < 1e-9 })
+    }
+
     @Test("Given a drive with two stops, when a trip starts, then its start is earlier than the fix that decided it")
     func startIsEarlierThanTheDecision() {
         let run = TripRun(Receiver.perfect.fixes(for: Self.driveWithTwoStops(), seed: 1))

@@ -8,8 +8,9 @@ enum TripRules {
     static let stopSeconds = 180.0
     /// A gap in the data longer than this (seconds) ends a trip.
     static let gapSeconds = 3600.0
-    /// Positions closer in time than this share one place in the window of recent
-    /// positions, so that a 10 Hz receiver does not need ten times the memory.
+    /// The window of recent positions keeps one position per this many seconds (the first;
+    /// the others only add their speed), so that a 10 Hz receiver does not need ten times
+    /// the memory.
     static let windowSpacing = 0.25
     /// The window never holds more positions than this (180 s at 4 a second, with room).
     static let windowCapacity = 1024

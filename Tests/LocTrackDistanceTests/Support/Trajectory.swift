@@ -65,4 +65,18 @@ struct Trajectory {
     mutating func turn(by radians: Double) { heading += radians }
 
     private func epochCount(_ seconds: Double) -> Int { Int((seconds / interval).rounded()) }
+
+    /// The trips a perfect receiver on this path makes: from the first to the last epoch at
+    /// `movingSpeed` or more, a pause shorter than `pause` seconds not ending one.
+    func tripSpans(movingSpeed: Double = 0.5, pause: Double = 180) -> [ClosedRange<Double>] {
+        var spans: [ClosedRange<Double>] = []
+        for epoch in epochs where epoch.speed >= movingSpeed {
+            if let last = spans.last, epoch.seconds - last.upperBound < pause {
+                spans[spans.count - 1] = last.lowerBound...epoch.seconds
+            } else {
+                spans.append(epoch.seconds...epoch.seconds)
+            }
+        }
+        return spans
+    }
 }
