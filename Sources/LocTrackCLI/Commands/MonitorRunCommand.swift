@@ -48,6 +48,15 @@ struct MonitorRunCommand {
         case .text: .text
         case .owntracks: .owntracks
         }
+        let meter: DistanceMeter?, keeper: OdometerKeeper?
+        switch DistanceWiring.start(options.distance, forTraccar: false) {
+        case .off: (meter, keeper) = (nil, nil)
+        case .measuring(let started, let kept): (meter, keeper) = (started, kept)
+        case .failed(let code): return code
+        }
+        defer { keeper?.finish() }
+        // gpsd's events with their odometer and trips (`--trips`: TRIP lines among the events).
+        var measured = GPSDBatchBuilder(meter: meter)
         var sinks: SinkFanOut
         switch await SinkWiring.start(
             publishes: options.publishes, records: options.records,
@@ -79,7 +88,8 @@ struct MonitorRunCommand {
                 case .batch(let batch):
                     for case .status(let status) in batch { reporter.report(status) }
                     // gpsd's events go to the sinks too (Home Assistant shows the tracker from them).
-                    open = await sinks.send(.gpsd(GPSDBatch(batch))) && open
+                    for event in batch { measured.append(event) }
+                    open = await sinks.send(.gpsd(measured.take())) && open
                     ownTracks?.consider(batch)
                     deliveries = try await monitor.decide(batch)
                     inputs.took()

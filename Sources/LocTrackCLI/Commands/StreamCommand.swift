@@ -1,5 +1,6 @@
 import LocTrackSystem
 import LocTrack
+import LocTrackDistance
 import LocTrackFormats
 import LocTrackMQTT
 import LocTrackSinks
@@ -32,6 +33,13 @@ struct StreamCommand {
             printError("cannot watch for signals: \(error)")
             return .unavailable
         }
+        let meter: DistanceMeter?, keeper: OdometerKeeper?
+        switch DistanceWiring.start(options.distance, forTraccar: false) {
+        case .off: (meter, keeper) = (nil, nil)
+        case .measuring(let started, let kept): (meter, keeper) = (started, kept)
+        case .failed(let code): return code
+        }
+        defer { keeper?.finish() }
         var sinks: SinkFanOut
         switch await SinkWiring.start(
             publishes: options.publishes, records: options.records, encoders: encoders,
@@ -42,9 +50,10 @@ struct StreamCommand {
         }
         var delivered = 0
         var failure: LocTrackError?
-        // The events of one batch that go on: accepted fixes, statuses, SKY. Kept between
-        // batches so that its storage is reused.
-        var accepted: [GPSDEvent] = []
+        // The events of one batch that go on: accepted fixes, statuses, SKY, with their
+        // odometer and trips when the command measures distance. Kept between batches so
+        // that its storage is reused.
+        var accepted = GPSDBatchBuilder(meter: meter)
         var events = session.events().makeAsyncIterator()
         do {
             reading: while let batch = try await events.nextBatch() {
@@ -60,7 +69,11 @@ struct StreamCommand {
                     case .sky:
                         accepted.append(event)
                     case .fix(let fix):
-                        guard filter.accept(fix) else { continue }
+                        guard filter.accept(fix) else {
+                            // The odometer counts what the filters leave out: distance travelled, not printed.
+                            accepted.measure(fix)
+                            continue
+                        }
                         accepted.append(event)
                         delivered += 1
                         done = options.count.map { delivered >= $0 } ?? false
@@ -78,10 +91,9 @@ struct StreamCommand {
 
     /// Hands the sinks what was gathered (if anything) and starts afresh.
     /// - Returns: false once a sink takes nothing more.
-    private func send(_ events: inout [GPSDEvent], to sinks: inout SinkFanOut) async -> Bool {
+    private func send(_ events: inout GPSDBatchBuilder, to sinks: inout SinkFanOut) async -> Bool {
         guard !events.isEmpty else { return true }
-        defer { events.removeAll(keepingCapacity: true) }
-        return await sinks.send(.gpsd(GPSDBatch(events)))
+        return await sinks.send(.gpsd(events.take()))
     }
 
     /// What each sink writes: stdout `--format` or by the terminal; a broker `--format` or
@@ -92,11 +104,15 @@ struct StreamCommand {
         let stdoutIsTerminal = output.isTerminal
         return SinkWiring.Encoders(
             standardOutput: {
-                FixRecordEncoder((options.format ?? .default(stdoutIsTerminal: stdoutIsTerminal)).makeEncoder(trackerID: options.trackerID))
+                FixRecordEncoder(
+                    (options.format ?? .default(stdoutIsTerminal: stdoutIsTerminal)).makeEncoder(trackerID: options.trackerID),
+                    writesOdometer: options.distance.odometerOnLines)
             },
             broker: { publish in
                 let fixes = (options.format ?? .json).makeEncoder(trackerID: options.trackerID)
-                return FixRecordEncoder(fixes, accuracyLimit: publish.homeAssistant == nil ? options.brokerAccuracyLimit : nil)
+                return FixRecordEncoder(
+                    fixes, accuracyLimit: publish.homeAssistant == nil ? options.brokerAccuracyLimit : nil,
+                    writesOdometer: options.distance.odometerOnLines)
             },
             trackFile: { record in
                 let format = Self.trackFileFormat(record, otherwise: options.format)

@@ -4,11 +4,11 @@ import LocTrackSystem
 /// Where monitors keep their files when no directory is given: the XDG Base Directory
 /// specification's state home, which is for data that should survive a restart but is
 /// not worth backing up or syncing (what a monitor's conditions and last states are).
-enum StateDirectory {
+package enum StateDirectory {
     /// `$XDG_STATE_HOME/loctrack` when that is set to an absolute path (the spec says to
     /// ignore relative ones), else `$HOME/.local/state/loctrack`; without a usable `HOME`,
     /// the home directory from the password database.
-    static func resolve(environment: [String: String]) throws(GeofenceError) -> String {
+    package static func resolve(environment: [String: String]) throws(GeofenceError) -> String {
         if let stateHome = environment["XDG_STATE_HOME"], stateHome.hasPrefix("/") {
             return joined(stateHome, "loctrack")
         }
@@ -28,7 +28,7 @@ enum StateDirectory {
     }
 
     /// The variables ``resolve(environment:)`` reads, from this process's environment.
-    static var processEnvironment: [String: String] {
+    package static var processEnvironment: [String: String] {
         var environment: [String: String] = [:]
         for name in ["XDG_STATE_HOME", "HOME"] {
             if let value = environmentValue(name) { environment[name] = value }

@@ -1,0 +1,46 @@
+import LocTrackDistance
+import LocTrackFormats
+import LocTrackMonitor
+import LocTrackSinks
+import LocTrackSystem
+
+/// Starts what measures distance for `stream` and `monitor run`: the kept odometer
+/// (``OdometerKeeper``) and the ``DistanceMeter`` over it, when `--odometer`, `--trips` or
+/// a Traccar sink asks for them.
+enum DistanceWiring {
+    enum Started {
+        /// Nothing asked for distance: nothing was started.
+        case off
+        case measuring(DistanceMeter, OdometerKeeper)
+        /// The one line is on stderr.
+        case failed(ExitCode)
+    }
+
+    /// - Parameter forTraccar: a Traccar sink is given: every position it sends carries the odometer.
+    static func start(
+        _ options: DistanceOptions, forTraccar: Bool,
+        environment: [String: String] = StateDirectory.processEnvironment
+    ) -> Started {
+        guard options.measuresForOutput || forTraccar else { return .off }
+        let path: String
+        if let given = options.odometerFile {
+            path = given
+        } else {
+            do throws(GeofenceError) {
+                path = try StateDirectory.resolve(environment: environment) + "/odometer"
+            } catch {
+                printError("cannot keep the odometer: \(error)")
+                return .failed(.outputFailed)
+            }
+        }
+        do throws(OdometerKeeperError) {
+            let keeper = try OdometerKeeper(path: path)
+            return .measuring(
+                DistanceMeter(startingAt: keeper.startingMetres, detectsTrips: options.trips, keeper: keeper), keeper)
+        } catch {
+            printError(error.description)
+            if case .store(.corruptFile) = error { return .failed(.dataError) }
+            return .failed(.outputFailed)
+        }
+    }
+}
