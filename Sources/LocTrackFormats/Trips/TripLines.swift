@@ -1,4 +1,4 @@
-package import LocTrack
+import LocTrack
 package import LocTrackDistance
 
 /// `loctrack trips`' lines: one per trip in JSON, CSV or text, and the totals that end the

@@ -1,4 +1,4 @@
-package import LocTrack
+import LocTrack
 package import LocTrackDistance
 
 /// The points of every file, merged into one track in time order.

@@ -17,18 +17,37 @@ struct TripFinderTests {
         return TripFinder.trips(in: timeline.merged())
     }
 
-    /// Checks the two trips: each starts and ends within a few seconds of when the driving
-    /// did, and its distance is within 1 % of the 6 km driven (the target).
-    static func expectTheTwoDrives(_ trips: [TripSummary], speedKnown: Bool, sourceLocation: SourceLocation = #_sourceLocation) {
+    /// How close a trip found must be to the drive: with the receiver's speed, within a few
+    /// seconds and 1 % (the target); with chords only (GPX), the generated parked
+    /// fixes' white noise of 2.5 m a second makes the first and last steps of each stop look
+    /// like motion for a while, a limit docs/distance.md states ("Fixes without a speed").
+    struct Tolerance {
+        var startSeconds: Double
+        var endSeconds: Double
+        var distanceFraction: Double
+
+        static let withSpeed = Tolerance(startSeconds: 10, endSeconds: 10, distanceFraction: 0.01)
+        static let chordsOnly = Tolerance(startSeconds: 10, endSeconds: 60, distanceFraction: 0.05)
+    }
+
+    /// Checks the two trips: each starts and ends near when the driving did, its distance
+    /// near the 6 km driven, its maximum speed the receiver's 15 m/s (chords: at least that).
+    static func expectTheTwoDrives(_ trips: [TripSummary], _ tolerance: Tolerance, sourceLocation: SourceLocation = #_sourceLocation) {
         #expect(trips.count == 2, "\(trips)", sourceLocation: sourceLocation)
         for (trip, drive) in zip(trips, GeneratedDrive.drives) {
             let start = trip.start.time.seconds(since: GeneratedDrive.start)
             let end = trip.end.time.seconds(since: GeneratedDrive.start)
-            #expect(abs(start - Double(drive.start)) <= 10, "start \(start) s, driving from \(drive.start) s", sourceLocation: sourceLocation)
-            #expect(abs(end - Double(drive.end)) <= 10, "end \(end) s, driving until \(drive.end) s", sourceLocation: sourceLocation)
-            #expect(abs(trip.distance - GeneratedDrive.tripLength) <= GeneratedDrive.tripLength / 100,
+            #expect(abs(start - Double(drive.start)) <= tolerance.startSeconds, "start \(start) s, driving from \(drive.start) s",
+                    sourceLocation: sourceLocation)
+            #expect(abs(end - Double(drive.end)) <= tolerance.endSeconds, "end \(end) s, driving until \(drive.end) s",
+                    sourceLocation: sourceLocation)
+            #expect(abs(trip.distance - GeneratedDrive.tripLength) <= GeneratedDrive.tripLength * tolerance.distanceFraction,
                     "\(trip.distance) m of \(GeneratedDrive.tripLength)", sourceLocation: sourceLocation)
-            #expect(trip.maxSpeed == (speedKnown ? GeneratedDrive.speed : 0), sourceLocation: sourceLocation)
+            if tolerance.distanceFraction == Tolerance.withSpeed.distanceFraction {
+                #expect(trip.maxSpeed == GeneratedDrive.speed, sourceLocation: sourceLocation)
+            } else {
+                #expect(trip.maxSpeed >= GeneratedDrive.speed, sourceLocation: sourceLocation)
+            }
         }
     }
 
@@ -36,14 +55,14 @@ struct TripFinderTests {
           arguments: [OutputFormat.json, .csv, .geojson])
     func withSpeed(format: OutputFormat) {
         let trips = Self.trips(format)
-        Self.expectTheTwoDrives(trips, speedKnown: true)
+        Self.expectTheTwoDrives(trips, .withSpeed)
         #expect(trips.allSatisfy { $0.device == "/dev/ttyACM0" })
     }
 
-    @Test("given the day recorded as GPX (no speed: the odometer takes chords) when its trips are found then they are the two drives")
+    @Test("given the day recorded as GPX (no speed: the odometer takes chords) when its trips are found then they are the two drives, within the chords' limit")
     func gpxWithoutSpeed() {
         let trips = Self.trips(.gpx)
-        Self.expectTheTwoDrives(trips, speedKnown: false)
+        Self.expectTheTwoDrives(trips, .chordsOnly)
         #expect(trips.allSatisfy { $0.device == nil })
     }
 
