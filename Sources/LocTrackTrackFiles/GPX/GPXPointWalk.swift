@@ -90,7 +90,10 @@ final class GPXPointWalk {
     }
 
     func note(_ error: xmlError) {
-        guard error.level.rawValue >= XML_ERR_ERROR.rawValue else { return }
+        // Fatal: not well-formed, the parser stops. Errors it goes on after (an undeclared
+        // namespace prefix, which some programs write in <extensions>) and warnings are no
+        // problem of the track's.
+        guard error.level == XML_ERR_FATAL else { return }
         let message = error.message.map { String(cString: $0) } ?? "not well-formed XML"
         // libxml2's messages end in a newline; a message line must not.
         self.error = ParseError(

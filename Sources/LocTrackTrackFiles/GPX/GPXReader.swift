@@ -10,6 +10,9 @@ import LocTrack
 /// each element as it is parsed), and the error is where the file was cut (on its last line)
 /// or corrupt (before).
 enum GPXReader {
+    /// How much libxml2 is handed at a time.
+    static let chunkSize = 64 * 1024
+
     static func read(_ bytes: [UInt8]) -> TrackFileReading {
         let file = RecordedBytes(bytes)
         let walk = GPXPointWalk()
@@ -38,11 +41,15 @@ enum GPXReader {
             guard let context, let error else { return }
             GPXPointWalk.from(context).note(error.pointee)
         }
-        file.contents.withUnsafeBufferPointer { buffer in
-            let text = UnsafeRawPointer(buffer.baseAddress).map { $0.assumingMemoryBound(to: CChar.self) }
-            // The first bytes tell libxml2 the encoding; the rest follow in one go, and the end.
-            let head = min(4, buffer.count)
-            guard let parser = xmlCreatePushParserCtxt(&handler, Unmanaged.passUnretained(walk).toOpaque(), text, Int32(head), nil) else {
+        file.contents.withUnsafeBytes { buffer in
+            let text = buffer.bindMemory(to: CChar.self)
+            // The first bytes tell libxml2 the encoding; the rest follow a chunk at a time, as a
+            // push parser is fed (in one chunk, a file over 10 MB would exceed libxml2's limit
+            // on what it looks ahead through: "Huge input lookup").
+            let head = min(4, text.count)
+            guard let parser = xmlCreatePushParserCtxt(
+                &handler, Unmanaged.passUnretained(walk).toOpaque(), text.baseAddress, Int32(head), nil)
+            else {
                 walk.reading.skipUnreadable(RecordProblem("line 1", "libxml2 could not start reading it"))
                 return
             }
@@ -50,7 +57,15 @@ enum GPXReader {
             // No network and no entities substituted: nothing but the bytes given is read.
             xmlCtxtUseOptions(parser, Int32(XML_PARSE_NONET.rawValue))
             walk.parser = parser
-            _ = xmlParseChunk(parser, text.map { $0 + head }, Int32(buffer.count - head), 1)
+            var offset = head
+            repeat {
+                let count = min(Self.chunkSize, text.count - offset)
+                let last = offset + count == text.count
+                // After a fatal error libxml2 takes the rest without reading it; an error it
+                // recovers from (an undeclared namespace prefix) does not stop it.
+                _ = xmlParseChunk(parser, text.baseAddress.map { $0 + offset }, Int32(count), last ? 1 : 0)
+                offset += count
+            } while offset < text.count
             walk.parser = nil
         }
         if let error = walk.error { report(error, lineCount: file.lineCount, into: &walk.reading) }

@@ -16,14 +16,14 @@ struct RecordedBytes {
     }
 
     /// The problem to report for the zeros, at the line after the last (1-based), if any.
-    func zerosProblem(afterLine line: Int) -> RecordProblem? {
-        trailingZeros == 0 ? nil : .line(line, "\(trailingZeros) zero bytes where the last records should be (a power cut)")
+    func zerosProblem(afterLine line: @autoclosure () -> Int) -> RecordProblem? {
+        trailingZeros == 0 ? nil : .line(line(), "\(trailingZeros) zero bytes where the last records should be (a power cut)")
     }
 
-    /// The number of lines the contents span (a last line without its end counts).
+    /// The number of lines the contents span (a last line without its end counts): a pass
+    /// over the file, made only when a problem needs it.
     var lineCount: Int {
-        var count = 0
-        for byte in contents where byte == 0x0A { count += 1 }
+        let count = contents.reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
         return contents.last == 0x0A || contents.isEmpty ? count : count + 1
     }
 }

@@ -102,6 +102,19 @@ struct OtherProgramsGPXTests {
         ])
     }
 
+    @Test("given an extension with a namespace prefix the file never declares when read then libxml2 goes on, the speed is read, and the file is whole")
+    func undeclaredPrefix() {
+        let text = """
+            <?xml version="1.0"?>
+            <gpx version="1.1" xmlns="http://www.topografix.com/GPX/1/1"><trk><trkseg>
+            <trkpt lat="1" lon="2"><time>2026-11-23T09:00:00Z</time><extensions><osmand:speed>3.5</osmand:speed></extensions></trkpt>
+            </trkseg></trk></gpx>
+            """
+        let reading = TrackFileReader.read(Array(text.utf8))
+        #expect(reading.isWhole)
+        #expect(reading.points == [TrackPoint(time: Self.time("2026-11-23T09:00:00.000Z"), latitude: 1, longitude: 2, speed: 3.5)])
+    }
+
     @Test("given a trkpt with <fix>none</fix> when read then it is no position and no problem")
     func noFix() {
         let text = """

@@ -52,6 +52,22 @@ struct RecordedFormatsTests {
         #expect(reading.points.map(\.time) == Self.drive.fixes.prefix(20).map(\.time))
     }
 
+    @Test("given a GPX file over 10 MB (a day at 1 Hz is 13 MB) when read then it is read to its end: libxml2 is fed in chunks, not past its 10 MB look-ahead limit")
+    func largeGPX() {
+        // Blank lines stand in for a day of points: the size is what matters, and points cost
+        // seconds in a debug build.
+        var encoder = GPXEncoder()
+        var text = encoder.begin()
+        for fix in Self.drive.fixes.prefix(5) { text += encoder.encode(fix) }
+        text += String(repeating: String(repeating: " ", count: 79) + "\n", count: 140_000)
+        for fix in Self.drive.fixes.dropFirst(5).prefix(5) { text += encoder.encode(fix) }
+        text += encoder.end()
+        #expect(text.utf8.count > 11_000_000)
+        let reading = TrackFileReader.read(Array(text.utf8))
+        #expect(reading.isWhole)
+        #expect(reading.points.count == 10)
+    }
+
     @Test("given GeoJSON lines stream --format geojson wrote when read then the TPV in each Feature's properties is the point")
     func geoJSONLines() {
         let reading = TrackFileReader.read(Recorded.bytes(Self.drive.fixes, .geojson))
