@@ -84,7 +84,7 @@ enum GPXReader {
         if line >= lineCount {
             reading.cutShort = RecordProblem(location, error.message)
         } else {
-            reading.skipUnreadable(RecordProblem(location, error.message + ", nothing after it read"))
+            reading.stoppedAt = RecordProblem(location, error.message)
         }
     }
 }

@@ -15,13 +15,16 @@ package struct TrackFileReading: Sendable, Equatable {
     /// Where the file ends inside a record (a line without its end, a document without its
     /// closing tags), or nil when it ends whole.
     package var cutShort: RecordProblem?
+    /// Where reading stopped before the end, nothing after it read: XML that is not
+    /// well-formed before its last line (a parser does not read past that).
+    package var stoppedAt: RecordProblem?
 
     package init(format: TrackFileFormat?) {
         self.format = format
     }
 
     /// Whether everything in the file was read.
-    package var isWhole: Bool { format != nil && unreadable == 0 && cutShort == nil }
+    package var isWhole: Bool { format != nil && unreadable == 0 && cutShort == nil && stoppedAt == nil }
 
     /// Counts a record that held no usable point.
     package mutating func skipUnreadable(_ problem: RecordProblem) {
@@ -39,6 +42,9 @@ package struct TrackFileReading: Sendable, Equatable {
         if let first = firstUnreadable {
             let records = format.recordName(unreadable)
             parts.append("\(first.location): \(first.reason)" + (unreadable > 1 ? " (\(unreadable) \(records) unreadable, skipped)" : ", skipped"))
+        }
+        if let stop = stoppedAt {
+            parts.append("\(stop.location): \(stop.reason); nothing after it read")
         }
         if let cut = cutShort {
             parts.append("cut short at \(cut.location): \(cut.reason)")

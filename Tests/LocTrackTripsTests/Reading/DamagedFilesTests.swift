@@ -93,10 +93,11 @@ struct DamagedFilesTests {
         lines[8] = lines[8].replacingOccurrences(of: "</time>", with: "</tim>")
         let reading = TrackFileReader.read(Array(lines.joined(separator: "\n").utf8))
         #expect(reading.points.count == 3)
-        let problem = try #require(reading.firstUnreadable)
+        let problem = try #require(reading.stoppedAt)
         #expect(problem.location.hasPrefix("line 9, column "))
-        #expect(problem.reason == "Opening and ending tag mismatch: time line 9 and tim, nothing after it read")
-        #expect(reading.cutShort == nil)
+        #expect(problem.reason == "Opening and ending tag mismatch: time line 9 and tim")
+        #expect(reading.cutShort == nil && reading.unreadable == 0)
+        #expect(reading.problem(named: "day.gpx") == "day.gpx: \(problem.location): Opening and ending tag mismatch: time line 9 and tim; nothing after it read; 3 points read")
     }
 
     @Test("given a file of zero bytes only (a power cut right after it was made) when read then it is cut short with no points")
