@@ -1,14 +1,16 @@
 # loctrack: build, test, demo and install.
 #
-#   make / make build     release build: .build/release/loctrack
+#   make / make build     release build: .build/release/loctrack, and beside it .build/release/loctrack-trips,
+#                         the program `loctrack trips` runs (it reads GPX through libxml2, which
+#                         loctrack itself never loads)
 #   make serve            release build of the server of `loctrack serve` (the package Serve/,
 #                         Hummingbird; scratch path Serve/.build), copied beside loctrack as
 #                         .build/release/loctrack-serve, where `loctrack serve` finds it
 #                         (builds loctrack first when it is missing); make serve-unit: its
 #                         own tests (swift test --package-path Serve)
 #   make deps             install what building and the demo need, when missing (apt, sudo
-#                         when not root): libgps-dev, libmosquitto-dev, gpsd, gpsd-clients,
-#                         libjs-leaflet. Every other target installs what it alone needs
+#                         when not root): libgps-dev, libmosquitto-dev, libxml2-dev, gpsd,
+#                         gpsd-clients, libjs-leaflet. Every other target installs what it alone needs
 #                         (scripts/install-deps.sh GROUP): make test mosquitto,
 #                         mosquitto-clients, zsh, fish; make deb dpkg-dev,
 #                         lintian; make ha-test python3-venv; make serve-test and make bench
@@ -21,8 +23,8 @@
 #                         (variables: CYCLE=0.02 seconds between NMEA sentences, 0.2 is about
 #                         real time; FORMAT=text|json)
 #   make demo-monitor     the same drive through `loctrack monitor run` with three geofences
-#   make install          $(DESTDIR)$(PREFIX)/bin/loctrack, $(PREFIX)/lib/loctrack/loctrack-serve
-#                         and the page in $(PREFIX)/share/loctrack/web/, man page, bash/zsh/fish
+#   make install          $(DESTDIR)$(PREFIX)/bin/loctrack, $(PREFIX)/lib/loctrack/loctrack-serve,
+#                         $(PREFIX)/lib/loctrack/loctrack-trips and the page in $(PREFIX)/share/loctrack/web/, man page, bash/zsh/fish
 #                         completions, docs, the systemd units (where systemd is) and
 #                         /etc/default/loctrack, /etc/default/loctrack-serve (PREFIX=/usr/local;
 #                         builds what is missing; scripts/install.sh lists every path)
@@ -66,6 +68,8 @@ MANDIR := $(PREFIX)/share/man
 INSTALL ?= install
 
 BIN := .build/release/loctrack
+# The program `loctrack trips` runs, built beside loctrack by `build` (the same package).
+TRIPS_BIN := $(dir $(BIN))loctrack-trips
 MANPAGE := docs/loctrack.1
 
 CYCLE ?= 0.02
@@ -102,7 +106,10 @@ browser-deps:
 
 build: deps
 	$(SWIFT) build -c release --product loctrack $(SWIFT_BUILD_FLAGS)
-	@echo "built $(BIN)"
+	$(SWIFT) build -c release --product loctrack-trips $(SWIFT_BUILD_FLAGS)
+	@# loctrack-trips reads GPX through libxml2; loctrack itself must not load it.
+	@if ldd $(BIN) | grep -q libxml2; then echo "$(BIN) links libxml2" >&2; exit 1; fi
+	@echo "built $(BIN) and $(TRIPS_BIN) (loctrack without libxml2: ldd)"
 
 # Debug build first: the tests run the `loctrack` executable that sits next to
 # the test bundle in .build/debug.
@@ -162,9 +169,13 @@ completions: $(BIN)
 # /etc/default/loctrack is kept. scripts/install.sh lists every file and where it goes.
 SYSTEMD_UNIT ?= auto
 INSTALL_VARS = DESTDIR='$(DESTDIR)' PREFIX='$(PREFIX)' BINDIR='$(BINDIR)' MANDIR='$(MANDIR)' INSTALL='$(INSTALL)' \
-	BIN='$(BIN)' SERVE_BIN='$(SERVE_BIN)' COMPLETIONS='$(COMPLETIONS)' SYSTEMD_UNIT='$(SYSTEMD_UNIT)'
+	BIN='$(BIN)' SERVE_BIN='$(SERVE_BIN)' TRIPS_BIN='$(TRIPS_BIN)' COMPLETIONS='$(COMPLETIONS)' SYSTEMD_UNIT='$(SYSTEMD_UNIT)'
 
-install: $(BIN) $(SERVE_BIN) completions
+# `build` makes both; the rule is for an install after a build of loctrack alone.
+$(TRIPS_BIN):
+	$(MAKE) build
+
+install: $(BIN) $(TRIPS_BIN) $(SERVE_BIN) completions
 	@$(INSTALL_VARS) bash scripts/install.sh install
 
 uninstall:
@@ -385,9 +396,10 @@ kills: deps test-deps
 # ---------------------------------------------------------------------------
 # deb: a Debian package (docs/packaging.md)
 #
-#   make deb             a release build with the Swift runtime linked statically, without a
-#                        RUNPATH and with BIND_NOW, in its own scratch path (DEB_SCRATCH, so the
-#                        normal release build in .build is left alone), and the same of the
+#   make deb             a release build (loctrack and loctrack-trips) with the Swift runtime
+#                        linked statically, without a RUNPATH and with BIND_NOW, in its own
+#                        scratch path (DEB_SCRATCH, so the normal release build in .build is
+#                        left alone), and the same of the
 #                        server, loctrack-serve (in DEB_SERVE_SCRATCH, by default make serve's
 #                        Serve/.build: the flags only change the link, so a server built there
 #                        is relinked, not compiled again); make install into DEB_STAGE with
@@ -417,6 +429,7 @@ DEB_MAINTAINER ?=
 .PHONY: deb-build
 deb-build: deps deb-deps
 	$(SWIFT) build -c release --product loctrack --scratch-path $(DEB_SCRATCH) $(DEB_SWIFT_FLAGS)
+	$(SWIFT) build -c release --product loctrack-trips --scratch-path $(DEB_SCRATCH) $(DEB_SWIFT_FLAGS)
 	$(SWIFT) build -c release --package-path $(SERVE_DIR) --scratch-path $(DEB_SERVE_SCRATCH) --product loctrack-serve \
 		$(DEB_SWIFT_FLAGS)
 	cp $(DEB_SERVE_SCRATCH)/release/loctrack-serve $(dir $(DEB_BIN))loctrack-serve

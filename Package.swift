@@ -30,6 +30,9 @@ let package = Package(
         // What `loctrack serve` was asked for, in the one form `loctrack` hands `loctrack-serve`.
         .library(name: "LocTrackServeOptions", targets: ["LocTrackServeOptions"]),
         .executable(name: "loctrack", targets: ["loctrack"]),
+        // What `loctrack trips` runs: reads track files (GPX through libxml2) and prints their
+        // trips, so that `loctrack` itself never loads libxml2.
+        .executable(name: "loctrack-trips", targets: ["loctrack-trips"]),
     ],
     targets: [
         // libgps from Debian's libgps-dev, through a module map and a commented shim.
@@ -43,6 +46,13 @@ let package = Package(
             name: "CMosquitto",
             pkgConfig: "libmosquitto",
             providers: [.apt(["libmosquitto-dev"])]
+        ),
+        // libxml2 from Debian's libxml2-dev, the same way, for reading GPX. Only
+        // Sources/LocTrackTrackFiles/GPX imports it, and only `loctrack-trips` links it.
+        .systemLibrary(
+            name: "CLibXML2",
+            pkgConfig: "libxml-2.0",
+            providers: [.apt(["libxml2-dev"])]
         ),
         // glibc's GNU extensions (thread names, malloc arenas), through a commented shim.
         // Only LocTrackSystem imports it.
@@ -101,6 +111,21 @@ let package = Package(
             dependencies: ["LocTrack", "LocTrackSystem", "LocTrackMonitor", "LocTrackFormats", "LocTrackServeOptions"],
             swiftSettings: strictSettings
         ),
+        // Reading track files back (loctrack's JSON lines, CSV and GPX, and GPX from other
+        // programs) into one timeline, and the trips in it through LocTrackDistance's engines:
+        // what `loctrack-trips` does, as a library its tests call. GPX through libxml2.
+        .target(
+            name: "LocTrackTrackFiles",
+            dependencies: ["LocTrack", "LocTrackSystem", "LocTrackDistance", "LocTrackFormats", "CLibXML2"],
+            swiftSettings: strictSettings
+        ),
+        // `loctrack trips`, which `loctrack` becomes (exec) once it has parsed the words: a
+        // program of its own so that `stream` never loads libxml2 (docs/trips.md).
+        .executableTarget(
+            name: "loctrack-trips",
+            dependencies: ["LocTrackTrackFiles", "LocTrackFormats", "LocTrackSystem"],
+            swiftSettings: strictSettings
+        ),
         // main.swift: prepare the process, run, exit (exitProcess is LocTrackSystem's).
         .executableTarget(name: "loctrack", dependencies: ["LocTrackCLI", "LocTrackFormats", "LocTrackSystem"], swiftSettings: strictSettings),
         // The process harness the test targets share: gpsfake and gpsd, mosquitto, the built
@@ -116,6 +141,14 @@ let package = Package(
             name: "LocTrackHarnessTests",
             dependencies: ["LocTrack", "LocTrackSystem", "LocTrackTestSupport"],
             path: "Tests/LocTrackHarnessTests",
+            swiftSettings: strictSettings
+        ),
+        // The track-file readers and `loctrack trips`, end to end through the built programs.
+        .testTarget(
+            name: "LocTrackTripsTests",
+            dependencies: [
+                "LocTrack", "LocTrackSystem", "LocTrackDistance", "LocTrackFormats", "LocTrackTrackFiles", "LocTrackTestSupport",
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(

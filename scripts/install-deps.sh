@@ -5,6 +5,7 @@
 #
 #   build   libgps-dev        libgps headers + libgps.pc (pulls in pkg-config), for `swift build`
 #           libmosquitto-dev  the C client library loctrack publishes MQTT with
+#           libxml2-dev       the XML parser `loctrack trips` reads GPX with (loctrack-trips only)
 #   demo    gpsd, gpsd-clients  the daemon, gpsfake and gpspipe: `make demo` replays a drive
 #           libjs-leaflet     Leaflet for `loctrack serve`'s page (/usr/share/javascript/leaflet)
 #   test    mosquitto, mosquitto-clients
@@ -26,7 +27,7 @@ set -euo pipefail
 
 group_packages() {
     case $1 in
-        build) echo libgps-dev libmosquitto-dev ;;
+        build) echo libgps-dev libmosquitto-dev libxml2-dev ;;
         demo) echo gpsd gpsd-clients libjs-leaflet ;;
         test) echo mosquitto mosquitto-clients zsh fish ;;
         deb) echo dpkg-dev lintian ;;
@@ -58,6 +59,7 @@ installed() { # dpkg's view when there is a dpkg, else look for the files themse
         mosquitto) command -v mosquitto >/dev/null 2>&1 || [ -x /usr/sbin/mosquitto ] ;;
         mosquitto-clients) command -v mosquitto_pub >/dev/null 2>&1 ;;
         libmosquitto-dev) pkg-config --exists libmosquitto 2>/dev/null ;;
+        libxml2-dev) pkg-config --exists libxml-2.0 2>/dev/null ;;
         dpkg-dev) command -v dpkg-shlibdeps >/dev/null 2>&1 ;;
         lintian | zsh | fish) command -v "$pkg" >/dev/null 2>&1 ;;
         python3-venv) python3 -c 'import ensurepip, venv' >/dev/null 2>&1 ;;

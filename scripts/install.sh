@@ -5,6 +5,7 @@
 #   DESTDIR, PREFIX     as usual; BINDIR, MANDIR, DOCDIR, ZSHDIR derive from PREFIX
 #   BIN                 the built loctrack
 #   SERVE_BIN           the built loctrack-serve (make serve), the server `loctrack serve` runs
+#   TRIPS_BIN           the built loctrack-trips (make build), the program `loctrack trips` runs
 #   COMPLETIONS         the folder holding the generated completion scripts
 #                       (loctrack.bash, _loctrack, loctrack.fish: `make completions`)
 #   SYSTEMD_UNIT        yes, no or auto: whether the units and their /etc/default files are
@@ -19,6 +20,7 @@
 #   $BINDIR/loctrack, $MANDIR/man1/loctrack.1
 #   $PREFIX/lib/loctrack/loctrack-serve   (where `loctrack serve` looks: ../lib/loctrack/ from
 #                                          loctrack's folder)
+#   $PREFIX/lib/loctrack/loctrack-trips   (where `loctrack trips` looks, the same way)
 #   $PREFIX/share/loctrack/web/           index.html, the page's ES modules (app.js, store.js, …),
 #                                          app.css, openapi.json: the page's files, the fixed list
 #                                          the server reads (the server
@@ -38,6 +40,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 : "${PREFIX:=/usr/local}" "${DESTDIR:=}" "${INSTALL:=install}"
 : "${BINDIR:=$PREFIX/bin}" "${MANDIR:=$PREFIX/share/man}" "${DOCDIR:=$PREFIX/share/doc/loctrack}"
 : "${BIN:=.build/release/loctrack}" "${SERVE_BIN:=$(dirname "$BIN")/loctrack-serve}" "${COMPLETIONS:=.build/completions}"
+: "${TRIPS_BIN:=$(dirname "$BIN")/loctrack-trips}"
 : "${SYSTEMD_UNIT:=auto}" "${ENV_FILE_MODE:=keep}"
 if [ -z "${ZSHDIR:-}" ]; then
     # Debian's zsh reads packages' completions from /usr/share/zsh/vendor-completions and
@@ -60,6 +63,7 @@ WEB_FILES=(index.html app.js store.js feed.js map.js panel.js controls.js stalen
 plain_files() {
     printf '%s\n' "$BIN" "$BINDIR/loctrack" \
         "$SERVE_BIN" "$SERVEDIR/loctrack-serve" \
+        "$TRIPS_BIN" "$SERVEDIR/loctrack-trips" \
         docs/loctrack.1 "$MANDIR/man1/loctrack.1" \
         "$COMPLETIONS/loctrack.bash" "$BASHDIR/loctrack" \
         "$COMPLETIONS/_loctrack" "$ZSHDIR/_loctrack" \
@@ -87,7 +91,7 @@ do_install() {
     while read -r source && read -r target; do
         [ -f "$source" ] || { echo "install: $source is missing (make build serve completions)" >&2; exit 1; }
         mode=0644
-        case $target in "$BINDIR/loctrack" | "$SERVEDIR/loctrack-serve") mode=0755 ;; esac
+        case $target in "$BINDIR/loctrack" | "$SERVEDIR/loctrack-serve" | "$SERVEDIR/loctrack-trips") mode=0755 ;; esac
         "$INSTALL" -d "$DESTDIR$(dirname "$target")"
         echo "$INSTALL -m $mode $source $DESTDIR$target"
         "$INSTALL" -m "$mode" "$source" "$DESTDIR$target"

@@ -21,6 +21,7 @@ DEB_VERSION=$VERSION-$REVISION
 DEB=$OUTDIR/${PACKAGE}_${DEB_VERSION}_$ARCH.deb
 BINARY=$STAGE/usr/bin/loctrack
 SERVER=$STAGE/usr/lib/loctrack/loctrack-serve
+TRIPS=$STAGE/usr/lib/loctrack/loctrack-trips
 DOCDIR=$STAGE/usr/share/doc/$PACKAGE
 # Reproducible: every timestamp is the commit's (dpkg-deb clamps file times to it too).
 export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || date +%s)}
@@ -28,7 +29,7 @@ COMMIT=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 
 fail() { echo "make deb: $*" >&2; exit 1; }
 
-for program in "$BINARY" "$SERVER"; do
+for program in "$BINARY" "$SERVER" "$TRIPS"; do
     [ -x "$program" ] || fail "$program is missing: run make install DESTDIR=$STAGE PREFIX=/usr first"
     # Each must run without the Swift toolchain: no library from it, no RUNPATH.
     if ldd "$program" | grep -E '/opt/swift|/usr/lib/swift|swift_static|libswift|libFoundation|libdispatch' ; then
@@ -42,7 +43,7 @@ done
 
 # Debian's dh_strip does the same: symbols and debug information go, code and Swift's
 # metadata sections stay.
-strip --remove-section=.comment --remove-section=.note --strip-unneeded "$BINARY" "$SERVER"
+strip --remove-section=.comment --remove-section=.note --strip-unneeded "$BINARY" "$SERVER" "$TRIPS"
 gzip -9nf "$STAGE/usr/share/man/man1/loctrack.1"
 
 install -d "$DOCDIR"
@@ -61,7 +62,8 @@ sed "s|@YEAR@|$(date -u -d "@$SOURCE_DATE_EPOCH" +%Y)|; s|@MAINTAINER@|$MAINTAIN
 chmod 0644 "$DOCDIR/copyright" "$DOCDIR/changelog.Debian.gz"
 
 # Dependencies: dpkg-shlibdeps reads the libraries the binaries link (libgps28,
-# libmosquitto1, libc6, libstdc++6, libgcc-s1) with the versions their symbols need; the
+# libmosquitto1, libxml2 for loctrack-trips, libc6, libstdc++6, libgcc-s1) with the versions
+# their symbols need; the
 # server's page needs Debian's Leaflet (read from /usr/share/javascript/leaflet).
 # It runs in a source package being built: a debian/control in the current folder (a
 # throwaway one will do) and a DEBIAN folder at the root of the package's files.
@@ -72,7 +74,8 @@ mkdir "$SHLIBS/debian"
 printf 'Source: %s\n\nPackage: %s\nArchitecture: any\n' "$PACKAGE" "$PACKAGE" > "$SHLIBS/debian/control"
 BINARY_PATH=$(realpath "$BINARY")
 SERVER_PATH=$(realpath "$SERVER")
-DEPENDS=$(cd "$SHLIBS" && dpkg-shlibdeps -O "$BINARY_PATH" "$SERVER_PATH" | sed -n 's/^shlibs:Depends=//p')
+TRIPS_PATH=$(realpath "$TRIPS")
+DEPENDS=$(cd "$SHLIBS" && dpkg-shlibdeps -O "$BINARY_PATH" "$SERVER_PATH" "$TRIPS_PATH" | sed -n 's/^shlibs:Depends=//p')
 [ -n "$DEPENDS" ] || fail "dpkg-shlibdeps found no dependencies"
 DEPENDS="$DEPENDS, libjs-leaflet"
 
@@ -94,7 +97,8 @@ Description: GPS fixes from gpsd, one per epoch, as JSON, GPX, CSV or GeoJSON
  reports when the receiver enters or leaves named geofences, and publishes to
  an MQTT broker through an on-disk spool that loses nothing. `loctrack serve`
  shows the position, the track, the satellites and the receiver's state live
- in a browser, with no internet connection needed.
+ in a browser, with no internet connection needed. `loctrack trips` lists the
+ trips in recorded tracks (its own, or GPX from other programs).
  .
  The package includes two systemd units, neither enabled on installation: one
  records daily GPX files in /var/lib/loctrack, the other serves the live map

@@ -1,7 +1,8 @@
 
 /// Where loctrack's other files are, found from the folder of the running program: the
-/// server `loctrack serve` runs, the page that server serves. Installed (`/usr/bin/loctrack`,
-/// `/usr/lib/loctrack/loctrack-serve`, `/usr/share/loctrack/web/`) or in a source tree
+/// server `loctrack serve` runs, the page that server serves, the program `loctrack trips`
+/// runs. Installed (`/usr/bin/loctrack`, `/usr/lib/loctrack/loctrack-serve`,
+/// `/usr/lib/loctrack/loctrack-trips`, `/usr/share/loctrack/web/`) or in a source tree
 /// (`.build/<triple>/<config>/`, `Serve/.build/…`, `web/`). Pure but for
 /// ``runningProgramDirectory``, so the lists are tested as they are.
 package enum InstallLayout {
@@ -51,10 +52,30 @@ package enum InstallLayout {
     package static func serverCandidates(override: String?, programDirectory: String?) -> [String] {
         if let override, !override.isEmpty { return [override] }
         guard let programDirectory else { return [] }
-        var places = [join(programDirectory, serverName), join(programDirectory, "../lib/loctrack/" + serverName)]
+        var places = installedPlaces(of: serverName, programDirectory: programDirectory)
         if let tree = sourceTree(of: programDirectory) {
             places.append(join(tree.root, "Serve/.build/" + tree.build + "/" + serverName))
         }
         return places
+    }
+
+    /// The program `loctrack trips` runs.
+    package static let tripsName = "loctrack-trips"
+    /// Names the program `loctrack trips` runs, for tests and unusual installs.
+    package static let tripsVariable = "LOCTRACK_TRIPS"
+
+    /// Where `loctrack trips` looks for its program, in order: only `override`
+    /// (`$LOCTRACK_TRIPS`) when it is set; else beside loctrack (a source tree builds both
+    /// into one folder), then `../lib/loctrack/` from there (the Debian package and
+    /// `make install`).
+    package static func tripsCandidates(override: String?, programDirectory: String?) -> [String] {
+        if let override, !override.isEmpty { return [override] }
+        guard let programDirectory else { return [] }
+        return installedPlaces(of: tripsName, programDirectory: programDirectory)
+    }
+
+    /// `name` beside loctrack, then in `../lib/loctrack/` from there.
+    private static func installedPlaces(of name: String, programDirectory: String) -> [String] {
+        [join(programDirectory, name), join(programDirectory, "../lib/loctrack/" + name)]
     }
 }

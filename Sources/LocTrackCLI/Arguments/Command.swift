@@ -12,6 +12,8 @@ public enum Command: Equatable, Sendable {
     case monitor(MonitorCommand)
     /// `loctrack serve …`: checked here, then run by the server program `loctrack-serve`.
     case serve(ServeOptions)
+    /// `loctrack trips FILE…`: checked here, then run by the program `loctrack-trips`.
+    case trips(TripsOptions)
     /// `loctrack help [COMMAND]`, `--help`, `-h`: print help for `topic` (nil: overview).
     case help(topic: HelpTopic)
     case version
@@ -125,6 +127,8 @@ public enum Command: Equatable, Sendable {
         case "serve":
             let options = try ServeOptions(arguments: Array(remaining))
             self = options.helpRequested ? .help(topic: .serve) : .serve(options)
+        case "trips":
+            self = try Self.parseTrips(remaining)
         case "help":
             guard let name = remaining.popFirst() else {
                 self = .help(topic: .overview)
@@ -242,6 +246,31 @@ public enum Command: Equatable, Sendable {
         return .once(options)
     }
 
+    private static func parseTrips(_ arguments: ArraySlice<String>) throws(UsageError) -> Command {
+        var options = TripsOptions(files: [])
+        var scanner = ArgumentScanner(arguments, command: OptionTable.trips)
+        while let argument = try scanner.next() {
+            switch argument {
+            case .option("--help"), .option("-h"):
+                return .help(topic: .trips)
+            case .option("--format"):
+                let text = try scanner.value(for: "--format")
+                guard let format = TripsFormat(rawValue: text) else {
+                    throw UsageError.invalidValue(
+                        text, option: "--format", expected: "one of " + TripsFormat.allCases.map(\.rawValue).joined(separator: ", "))
+                }
+                options.format = format
+            case .option(let name):
+                throw UsageError.unknownOption(name, command: "trips")
+            case .positional(let file):
+                guard !file.isEmpty else { throw UsageError.invalidArgument(file, command: "trips", expected: "a file name") }
+                options.files.append(file)
+            }
+        }
+        guard !options.files.isEmpty else { throw UsageError.missingArgument(command: "trips", expected: "at least one track file") }
+        return .trips(options)
+    }
+
     private static func parseCompletions(_ arguments: ArraySlice<String>) throws(UsageError) -> Command {
         var shell: CompletionShell?
         var scanner = ArgumentScanner(arguments, command: OptionTable.completions)
@@ -279,6 +308,7 @@ public enum HelpTopic: String, Equatable, Sendable, CaseIterable {
     case once
     case monitor
     case serve
+    case trips
     case help
     case completions
 

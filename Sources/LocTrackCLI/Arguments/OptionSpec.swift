@@ -59,13 +59,23 @@ struct OptionSpec: Equatable, Sendable {
     var names: [String] { [long] + (short.map { [$0] } ?? []) }
 }
 
-/// The positional argument a command takes after its options (at most one: SOURCE, ID, …).
+/// The positional argument a command takes after its options: one (SOURCE, ID, …), or one
+/// or more (trips' FILE…).
 struct OperandSpec: Equatable, Sendable {
     /// `SOURCE`, `TOPIC`.
     let name: String
     let value: OptionValue
     /// Whether the command runs without it (stream's SOURCE) or needs it (completions' SHELL).
     let isOptional: Bool
+    /// Whether it may be given more than once (trips' FILE…): completions offer it again.
+    let repeats: Bool
+
+    init(name: String, value: OptionValue, isOptional: Bool, repeats: Bool = false) {
+        self.name = name
+        self.value = value
+        self.isOptional = isOptional
+        self.repeats = repeats
+    }
 }
 
 /// One command path (`stream`, `monitor add`; the empty path is `loctrack` itself) and what it accepts.

@@ -12,7 +12,7 @@ import LocTrackSinks
 enum OptionTable {
     /// Every command path, parents before their subcommands.
     static let commands: [CommandSpec] = [
-        root, stream, once, monitor, monitorAdd, monitorRemove, monitorList, monitorRun, monitorExport, serve, help,
+        root, stream, once, monitor, monitorAdd, monitorRemove, monitorList, monitorRun, monitorExport, serve, trips, help,
         completions,
         recordWriter,
     ]
@@ -83,6 +83,11 @@ enum OptionTable {
         OptionSpec("--max-streams", .integer, "N", "at most N event streams at once (default 64)"),
         verbose, helpOption,
     ], operand: source)
+
+    static let trips = CommandSpec("trips", "the trips in recorded track files (JSON lines, CSV, GPX)", options: [
+        format(TripsFormat.allCases.map(\.rawValue)),
+        helpOption,
+    ], operand: OperandSpec(name: "FILE", value: .file, isOptional: false, repeats: true))
 
     static let help = CommandSpec("help", "explain a command", options: [],
                                   operand: OperandSpec(name: "COMMAND", value: .choice(HelpTopic.commands), isOptional: true))

@@ -40,7 +40,7 @@ public enum UsageError: Error, Equatable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .missingCommand:
-            "missing command (stream, once, monitor or serve); try 'loctrack --help'"
+            "missing command (stream, once, monitor, serve or trips); try 'loctrack --help'"
         case .unknownCommand(let name):
             "unknown command '\(name)'; try 'loctrack --help'"
         case .unknownOption(let option, let command?):

@@ -78,7 +78,8 @@ enum BashCompletion {
             if !subcommands.isEmpty {
                 lines += caseArm([spec.path], reply(words: subcommands.map(\.name)), indent: 8)
             } else if let operand = spec.operand, operand.value.isCompleted {
-                lines += caseArm([spec.path], "((operands == 0)) && " + reply(for: operand.value), indent: 8)
+                // An operand given once is offered until it is there; one that repeats, always.
+                lines += caseArm([spec.path], (operand.repeats ? "" : "((operands == 0)) && ") + reply(for: operand.value), indent: 8)
             }
         }
         lines += [

@@ -59,7 +59,8 @@ enum FishCompletion {
                 lines.append("complete -c \(name) -n \(at) " + optionFlags(option) + " -d " + quote(option.summary))
             }
             if let operand = spec.operand, operand.value.isCompleted {
-                let condition = quote("__\(name)_at " + quote(spec.path) + " operand")
+                // An operand given once is offered until it is there; one that repeats, always.
+                let condition = quote("__\(name)_at " + quote(spec.path) + (operand.repeats ? "" : " operand"))
                 lines.append("complete -c \(name) -n \(condition) " + values(operand.value) + " -d " + quote(operand.name))
             }
         }

@@ -37,9 +37,10 @@ enum ZshCompletion {
     private static func leaf(_ spec: CommandSpec) -> [String] {
         var arguments = spec.options.map(optionSpec)
         if let operand = spec.operand {
-            // ':NAME:action' for a required operand, '::NAME:action' for an optional one.
-            arguments.append(quote((operand.isOptional ? "::" : ":") + escapeMessage(operand.name) + ":"
-                                   + action(for: operand.value)))
+            // ':NAME:action' for a required operand, '::NAME:action' for an optional one,
+            // '*:NAME:action' for one that repeats.
+            let kind = operand.repeats ? "*:" : operand.isOptional ? "::" : ":"
+            arguments.append(quote(kind + escapeMessage(operand.name) + ":" + action(for: operand.value)))
         }
         return ["\(functionName(spec))() {"] + continued("_arguments -S", arguments) + ["}"]
     }

@@ -75,6 +75,8 @@ public enum CLI {
             return await MonitorExportCommand(name: name, output: output).run()
         case .serve(let options):
             return ServeCommand(options: options).run()
+        case .trips(let options):
+            return TripsCommand(options: options, stdoutIsTerminal: output.isTerminal).run()
         case .recordWriter(let options):
             return TrackWriter(options: options).run()
         }

@@ -11,6 +11,7 @@ enum HelpText {
         case .once: once
         case .monitor: monitor
         case .serve: serve
+        case .trips: trips
         case .completions: completions
         }
     }
@@ -29,6 +30,7 @@ enum HelpText {
           loctrack serve  [--listen ADDR:PORT] [--token-file FILE] [--monitor NAME [--dwell SECONDS]]
                           [--track PATTERN] [--tiles URL-TEMPLATE [--tiles-attribution TEXT]]
                           [--stale SECONDS] [--max-streams N] [--verbose] [SOURCE]
+          loctrack trips  [--format json|text|csv] FILE...
           loctrack help [COMMAND]
           loctrack completions bash|zsh|fish
           loctrack --version | -V
@@ -38,6 +40,7 @@ enum HelpText {
           once         wait for one good fix, print it, exit
           monitor      named, persistent geofences: enter/leave events that do not flap
           serve        a live map and the receiver's status in the browser
+          trips        the trips in recorded track files (JSON lines, CSV, GPX)
           completions  print a completion script for bash, zsh or fish
 
         SOURCE is [host][:port[:device]] as for gpsd's own clients
@@ -51,8 +54,9 @@ enum HelpText {
         'stream' and 'monitor run' also publish each line to an MQTT broker with
         --publish (see 'loctrack help stream').
 
-        Exit codes: 0 ok, 64 usage, 65 corrupt monitor state, 69 gpsd unavailable or
-        refused the request (serve: cannot listen, or not installed), 72 a file of
+        Exit codes: 0 ok, 64 usage, 65 corrupt monitor state (trips: a track file not
+        wholly readable), 66 trips: a track file missing, 69 gpsd unavailable or refused
+        the request (serve: cannot listen; serve, trips: not installed), 72 a file of
         serve's page missing, 74 output or state file failed, 75 no fix before --timeout
         or the monitor already running, 78 serve's token file unusable, 130/143 'once'
         interrupted by SIGINT/SIGTERM (or a second signal while 'stream' finishes).
@@ -255,6 +259,42 @@ enum HelpText {
           loctrack serve                          (http://127.0.0.1:8947/, this computer only)
           loctrack serve --monitor home --track '/var/lib/loctrack/tracks/%F.json'
           loctrack serve --listen 0.0.0.0:8947 --token-file /etc/loctrack/serve.token
+
+        """
+
+    static let trips = """
+        Usage: loctrack trips [--format json|text|csv] FILE...
+
+        Reads track files loctrack recorded (JSON lines, CSV or GPX, as 'stream --output'
+        writes them) and GPX from other programs, merges their points by time (the files
+        in any order; a time that overlapping files share, once), and prints one line
+        per trip: its start and end, distance, duration, maximum and average speed and
+        where it began and ended. On a terminal the lines are text and the totals end
+        them; in a pipe, JSON lines. The trips are Traccar's: one starts once the
+        position has moved 200 m, and ends when it has not moved 200 m in 180 s or at
+        a gap of over an hour; its distance is loctrack's odometer, which does not grow
+        while parked (docs/distance.md). FILE - is stdin.
+
+        A file that is corrupt, cut short (a power cut) or not a track gets one line on
+        stderr naming it and the line; what it holds is used all the same, the other
+        files are read, and the exit code is 65. A missing or unreadable file gets one
+        line too, and exit 66. It is run by the program loctrack-trips, found through
+        $LOCTRACK_TRIPS, else beside loctrack, else in ../lib/loctrack/ from there
+        (exit 69 when there is none).
+
+        Options:
+          --format FORMAT        json (one TRIP object per line), text (one line per
+                                 trip, then the totals) or csv (a header, then one row
+                                 per trip) (default: text on a terminal, else json)
+          -h, --help             this help
+
+        Exit codes: 0 every file read whole, 64 usage, 65 a file not wholly readable,
+        66 a file missing or unreadable, 69 loctrack-trips missing, 74 stdout failed.
+
+        Examples:
+          loctrack trips /var/lib/loctrack/2026-11-*.gpx
+          loctrack trips --format csv tracks/*.json > trips.csv
+          loctrack trips tracks/*.json | jq -r 'select(.distance > 10000) | .start'
 
         """
 

@@ -6,10 +6,13 @@ public enum ExitCode: Int32, Sendable {
     case success = 0
     /// The command line is wrong (EX_USAGE).
     case usage = 64
-    /// A monitor's state file is corrupt; it is left as it is (EX_DATAERR).
+    /// A monitor's state file is corrupt; it is left as it is (EX_DATAERR). `trips`: a
+    /// track file was not wholly readable (corrupt, cut short, not a track).
     case dataError = 65
-    /// gpsd is unreachable, is not gpsd, refused the watch, or went away; or `serve` finds
-    /// no server to run (EX_UNAVAILABLE).
+    /// `trips`: a track file is missing or cannot be read (EX_NOINPUT).
+    case noInput = 66
+    /// gpsd is unreachable, is not gpsd, refused the watch, or went away; or `serve` or
+    /// `trips` finds no program to run (EX_UNAVAILABLE).
     case unavailable = 69
     /// `serve`: a file of its page is missing (its web folder, or Debian's Leaflet)
     /// (EX_OSFILE).

@@ -1,0 +1,56 @@
+/// How `loctrack trips` writes its trips.
+public enum TripsFormat: String, CaseIterable, Equatable, Sendable {
+    /// One `TRIP` object per line (docs/trips.md).
+    case json
+    /// One readable line per trip, then the totals.
+    case text
+    /// A header, then one row per trip (RFC 4180).
+    case csv
+
+    /// JSON for pipes and files, text for a person at a terminal (as for fixes).
+    public static func `default`(stdoutIsTerminal: Bool) -> TripsFormat {
+        stdoutIsTerminal ? .text : .json
+    }
+}
+
+/// What `loctrack trips` was asked for, and how `loctrack` hands it to `loctrack-trips`: the
+/// program it becomes (exec) once the words are parsed, so that `loctrack` itself never
+/// loads libxml2. The handoff is `--format FORMAT -- FILE…`, a form of the program's own:
+/// the format already decided (stdout's terminal or not), the files as given.
+public struct TripsOptions: Equatable, Sendable {
+    /// `--format`; nil: text on a terminal, else JSON (decided by `loctrack` before the handoff).
+    public var format: TripsFormat?
+    /// The track files, in the order given; `-` is stdin.
+    public var files: [String]
+
+    public init(format: TripsFormat? = nil, files: [String]) {
+        self.format = format
+        self.files = files
+    }
+
+    /// Why ``init(handoff:)`` refused its arguments: they were not written by
+    /// ``handoffArguments(format:)`` (someone ran `loctrack-trips` by hand).
+    public struct HandoffError: Error, Equatable, CustomStringConvertible {
+        public let reason: String
+
+        public var description: String {
+            "loctrack-trips is started by `loctrack trips` (\(reason)); run `loctrack trips --help`"
+        }
+    }
+
+    /// The arguments after the program name that give `loctrack-trips` these files in `format`.
+    public func handoffArguments(format: TripsFormat) -> [String] {
+        ["--format", format.rawValue, "--"] + files
+    }
+
+    /// Reads back what ``handoffArguments(format:)`` wrote; ``format`` is then never nil.
+    public init(handoff arguments: [String]) throws(HandoffError) {
+        guard arguments.count >= 4, arguments[0] == "--format", arguments[2] == "--" else {
+            throw HandoffError(reason: "expected --format FORMAT -- FILE…")
+        }
+        guard let format = TripsFormat(rawValue: arguments[1]) else {
+            throw HandoffError(reason: "no format \(arguments[1])")
+        }
+        self.init(format: format, files: Array(arguments[3...]))
+    }
+}

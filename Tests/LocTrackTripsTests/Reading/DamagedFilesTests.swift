@@ -1,0 +1,157 @@
+import Foundation
+import LocTrack
+import LocTrackDistance
+import LocTrackFormats
+import LocTrackTrackFiles
+import Testing
+
+/// Files as a power cut, a kill or a bad disk leave them: what can be read is read, and one
+/// line says what could not.
+@Suite("Damaged track files", .timeLimit(.minutes(1)))
+struct DamagedFilesTests {
+    static let fixes = Array(GeneratedDrive().fixes.prefix(10))
+    static let points = fixes.map(TrackPoint.init)
+
+    /// The byte where line `number` (1-based) of `text` begins (counted in bytes: a CRLF is
+    /// one Character to a String).
+    static func offset(ofLine number: Int, in text: String) -> Int {
+        Array(text.utf8).split(separator: 0x0A, omittingEmptySubsequences: false).prefix(number - 1).reduce(0) { $0 + $1.count + 1 }
+    }
+
+    @Test("given JSON lines cut in the middle of line 7 (a power cut) when read then the 6 lines before are kept and the cut is named")
+    func jsonLinesCutShort() {
+        let text = Recorded.text(Self.fixes, .json)
+        let reading = TrackFileReader.read(Array(text.utf8).cut(to: Self.offset(ofLine: 7, in: text) + 40))
+        #expect(reading.points == Array(Self.points.prefix(6)))
+        #expect(reading.unreadable == 0)
+        #expect(reading.problem(named: "day.json") == "day.json: cut short at line 7: the last line has no end and is not whole JSON; 6 points read")
+    }
+
+    @Test("given JSON lines whose last lines a power cut left as zero bytes when read then the whole lines are kept and the zeros named")
+    func jsonLinesEndingInZeros() {
+        let bytes = Recorded.bytes(Self.fixes, .json) + [UInt8](repeating: 0, count: 4096)
+        let reading = TrackFileReader.read(bytes)
+        #expect(reading.points == Self.points)
+        #expect(reading.problem(named: "day.json")
+                == "day.json: cut short at line 11: 4096 zero bytes where the last records should be (a power cut); 10 points read")
+    }
+
+    @Test("given JSON lines cut inside a line and then zero bytes when read then the cut line is named, the lines before kept")
+    func jsonLinesCutThenZeros() {
+        let text = Recorded.text(Self.fixes, .json)
+        let bytes = Array(text.utf8).cut(to: Self.offset(ofLine: 4, in: text) + 10) + [UInt8](repeating: 0, count: 100)
+        let reading = TrackFileReader.read(bytes)
+        #expect(reading.points == Array(Self.points.prefix(3)))
+        #expect(reading.cutShort?.location == "line 4")
+    }
+
+    @Test("given JSON lines with garbage on lines 3 and 5 when read then the other lines are read and the first bad line is named with the count")
+    func jsonLinesCorrupt() {
+        var lines = Recorded.text(Self.fixes, .json).split(separator: "\n").map(String.init)
+        lines[2] = "{\"class\":\"TPV\",\"time\":\"2026-11-23T00:00:02.000Z\",\"lat\":52.5,\u{0}\u{0}"
+        lines[4] = "garbage"
+        let reading = TrackFileReader.read(Array((lines.joined(separator: "\n") + "\n").utf8))
+        #expect(reading.points == Self.points.enumerated().filter { $0.offset != 2 && $0.offset != 4 }.map(\.element))
+        #expect(reading.unreadable == 2)
+        #expect(reading.problem(named: "day.json")
+                == "day.json: line 3: not JSON: invalid JSON at byte 60: expected a member name in double quotes after ',', found byte 0x00 (2 lines unreadable, skipped); 8 points read")
+    }
+
+    @Test("given CSV cut in the middle of a row when read then the rows before are kept and the cut is named")
+    func csvCutShort() {
+        let text = Recorded.text(Self.fixes, .csv)
+        let reading = TrackFileReader.read(Array(text.utf8).cut(to: Self.offset(ofLine: 5, in: text) + 30))
+        #expect(reading.points == Array(Self.points.prefix(3)))
+        #expect(reading.problem(named: "day.csv") == "day.csv: cut short at line 5: the last row has no end and is not whole; 3 points read")
+    }
+
+    @Test("given CSV with a row of too few fields when read then that row is named and the others read")
+    func csvShortRow() {
+        var lines = Recorded.text(Self.fixes, .csv).split(separator: "\r\n").map(String.init)
+        lines[3] = "2026-11-23T00:00:02.000Z,/dev/ttyACM0,3"
+        let reading = TrackFileReader.read(Array((lines.joined(separator: "\r\n") + "\r\n").utf8))
+        #expect(reading.points.count == 9)
+        #expect(reading.problem(named: "day.csv") == "day.csv: line 4: 3 fields where the header has 16, skipped; 9 points read")
+    }
+
+    @Test("given loctrack's GPX cut in the middle of the 8th point when read then the 7 points before are kept and libxml2's reason is named")
+    func gpxCutShort() throws {
+        let text = Recorded.text(Self.fixes, .gpx)
+        // Lines: the XML declaration, <gpx …>, <trk>, <name>, <trkseg>, then one point a line.
+        let reading = TrackFileReader.read(Array(text.utf8).cut(to: Self.offset(ofLine: 13, in: text) + 50))
+        #expect(reading.points.count == 7)
+        #expect(reading.points.map(\.time) == Self.fixes.prefix(7).map(\.time))
+        let cut = try #require(reading.cutShort)
+        #expect(cut.location.hasPrefix("line 13, column "))
+        #expect(reading.unreadable == 0)
+        #expect(reading.problem(named: "day.gpx")?.hasSuffix("; 7 points read") == true)
+    }
+
+    @Test("given GPX with a tag that does not close in the middle when read then the points before are kept, the line is named and nothing after is read")
+    func gpxCorrupt() throws {
+        var lines = Recorded.text(Self.fixes, .gpx).split(separator: "\n").map(String.init)
+        lines[8] = lines[8].replacingOccurrences(of: "</time>", with: "</tim>")
+        let reading = TrackFileReader.read(Array(lines.joined(separator: "\n").utf8))
+        #expect(reading.points.count == 3)
+        let problem = try #require(reading.stoppedAt)
+        #expect(problem.location.hasPrefix("line 9, column "))
+        #expect(problem.reason == "Opening and ending tag mismatch: time line 9 and tim")
+        #expect(reading.cutShort == nil && reading.unreadable == 0)
+        #expect(reading.problem(named: "day.gpx") == "day.gpx: \(problem.location): Opening and ending tag mismatch: time line 9 and tim; nothing after it read; 3 points read")
+    }
+
+    @Test("given a file of zero bytes only (a power cut right after it was made) when read then it is cut short with no points")
+    func onlyZeros() {
+        let reading = TrackFileReader.read([UInt8](repeating: 0, count: 512))
+        #expect(reading.points.isEmpty)
+        #expect(reading.problem(named: "x.json") == "x.json: cut short at line 1: 512 zero bytes where the last records should be (a power cut); 0 points read")
+    }
+}
+
+/// Values that are not numbers, or not positions, in each format.
+@Suite("Non-finite and impossible values", .timeLimit(.minutes(1)))
+struct ImpossibleValuesTests {
+    static let time = "2026-11-23T08:00:00.000Z"
+
+    @Test("given GPX points with lat NaN, lon inf and a latitude of 91 when read then each is unreadable and named, the good point is kept")
+    func gpxNotNumbers() {
+        let text = """
+            <gpx version="1.1" xmlns="http://www.topografix.com/GPX/1/1"><trk><trkseg>
+            <trkpt lat="NaN" lon="13.4"><time>\(Self.time)</time></trkpt>
+            <trkpt lat="52.5" lon="inf"><time>\(Self.time)</time></trkpt>
+            <trkpt lat="91" lon="13.4"><time>\(Self.time)</time></trkpt>
+            <trkpt lat="52.5" lon="13.4"><time>\(Self.time)</time><speed>NaN</speed></trkpt>
+            <trkpt lat="52.5" lon="13.4"><time>yesterday</time></trkpt>
+            <trkpt lat="52.5" lon="13.4"/>
+            </trkseg></trk></gpx>
+            """
+        let reading = TrackFileReader.read(Array(text.utf8))
+        #expect(reading.points == [TrackPoint(time: Timestamp(iso8601: Self.time)!, latitude: 52.5, longitude: 13.4)])
+        #expect(reading.unreadable == 5)
+        #expect(reading.problem(named: "a.gpx") == "a.gpx: line 2: lat \"NaN\" is not a number (5 track points unreadable, skipped); 1 point read")
+    }
+
+    @Test("given CSV rows with lat nan, an infinite speed and an eph of -1 when read then the row without a latitude is unreadable, the others have no speed or eph")
+    func csvNotNumbers() {
+        let text = "time,lat,lon,speed,eph\r\n\(Self.time),nan,13.4,,\r\n\(Self.time),52.5,13.4,inf,-1\r\n"
+        let reading = TrackFileReader.read(Array(text.utf8))
+        #expect(reading.points == [TrackPoint(time: Timestamp(iso8601: Self.time)!, latitude: 52.5, longitude: 13.4)])
+        #expect(reading.problem(named: "a.csv") == "a.csv: line 2: lat \"nan\" is not a number, skipped; 1 point read")
+    }
+
+    @Test("given JSON lines with NaN, a number beyond Double and a string latitude when read then each line is unreadable; a string speed is no speed")
+    func jsonNotNumbers() {
+        let text = """
+            {"class":"TPV","mode":3,"time":"\(Self.time)","lat":NaN,"lon":13.4}
+            {"class":"TPV","mode":3,"time":"\(Self.time)","lat":1e999,"lon":13.4}
+            {"class":"TPV","mode":3,"time":"\(Self.time)","lat":"52.5","lon":13.4}
+            {"class":"TPV","mode":3,"time":"\(Self.time)","lat":52.5,"lon":13.4,"speed":"NaN","eph":-3}
+
+            """
+        let reading = TrackFileReader.read(Array(text.utf8))
+        #expect(reading.points == [TrackPoint(time: Timestamp(iso8601: Self.time)!, latitude: 52.5, longitude: 13.4)])
+        #expect(reading.unreadable == 3)
+        #expect(reading.firstUnreadable?.location == "line 1")
+        #expect(reading.firstUnreadable == .line(1, "not JSON: invalid JSON at byte 64: expected a value, found 'N'"))
+    }
+}
