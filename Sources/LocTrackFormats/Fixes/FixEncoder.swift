@@ -42,7 +42,7 @@ package struct JSONLinesEncoder: FixEncoder {
         JSONLine.write(fix, odometer: odometer, into: &output)
     }
     package mutating func encode(_ trip: TripEvent, into output: inout OutputBytes) -> Bool {
-        TripLine.writeJSON(trip, into: &output)
+        TripLines.appendEventJSON(trip, to: &output)
         return true
     }
 }
@@ -53,7 +53,7 @@ package struct TextEncoder: FixEncoder {
         output.append(TextLine.format(fix, odometer: odometer))
     }
     package mutating func encode(_ trip: TripEvent, into output: inout OutputBytes) -> Bool {
-        output.append(TripLine.text(trip))
+        output.append(TripLines.eventText(trip))
         return true
     }
 }

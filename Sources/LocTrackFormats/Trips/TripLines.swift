@@ -1,8 +1,9 @@
 import LocTrack
 package import LocTrackDistance
 
-/// `loctrack trips`' lines: one per trip in JSON, CSV or text, and the totals that end the
-/// text (docs/trips.md). Values in, text out; a value that is not finite is written as 0
+/// Trips as lines: `loctrack trips`' one per trip in JSON, CSV or text and the totals that
+/// end the text; and the live `TRIP` events of `stream --trips` and `monitor run --trips`,
+/// a finished trip's members the same with `"state":"end"` (docs/json.md). Values in, text out; a value that is not finite is written as 0
 /// (the engines give none, and JSON has no NaN).
 package enum TripLines {
     /// Decimals of each kind of value, the same in JSON and CSV.
@@ -39,7 +40,49 @@ package enum TripLines {
     /// `device` when the points named none.
     package static func json(_ trip: TripSummary) -> String {
         var line = OutputBytes(reservingCapacity: 320)
-        line.append("{\"class\":\"TRIP\",\"start\":\"")
+        appendJSON(trip, state: nil, to: &line)
+        return String(decoding: line.bytes, as: UTF8.self)
+    }
+
+    /// A live trip event as a JSON line: `{"class":"TRIP","state":"start","start":…,
+    /// "startLat":…,"startLon":…,"odometer":…,"device":…}` when a trip started (its first
+    /// moving fix), the finished trip's line with `"state":"end"` and the `odometer` at its
+    /// end when it ended.
+    package static func appendEventJSON(_ event: TripEvent, to line: inout OutputBytes) {
+        switch event {
+        case .started(let start, let device):
+            line.append("{\"class\":\"TRIP\",\"state\":\"start\",\"start\":\"")
+            line.append(start.time)
+            line.append(byte: 0x22)
+            member("startLat", start.latitude, degreeDecimals, &line)
+            member("startLon", start.longitude, degreeDecimals, &line)
+            member("odometer", start.odometer, metreDecimals, &line)
+            appendDevice(device, to: &line)
+            line.append("}\n")
+        case .ended(let trip):
+            appendJSON(trip, state: "end", to: &line)
+        }
+    }
+
+    /// A live trip event for a terminal: `… trip started at 52.51629, 13.37765`, or
+    /// `… trip ended: ` and the finished trip's text line.
+    package static func eventText(_ event: TripEvent) -> String {
+        switch event {
+        case .started(let start, _):
+            wholeSeconds(start.time) + "  trip started at " + position(start) + "\n"
+        case .ended(let trip):
+            wholeSeconds(trip.end.time) + "  trip ended: " + text(trip)
+        }
+    }
+
+    private static func appendJSON(_ trip: TripSummary, state: StaticString?, to line: inout OutputBytes) {
+        line.append("{\"class\":\"TRIP\",")
+        if let state {
+            line.append("\"state\":\"")
+            line.append(state)
+            line.append("\",")
+        }
+        line.append("\"start\":\"")
         line.append(trip.start.time)
         line.append("\",\"end\":\"")
         line.append(trip.end.time)
@@ -52,13 +95,16 @@ package enum TripLines {
         member("startLon", trip.start.longitude, degreeDecimals, &line)
         member("endLat", trip.end.latitude, degreeDecimals, &line)
         member("endLon", trip.end.longitude, degreeDecimals, &line)
-        if let device = trip.device {
-            line.append(",\"device\":\"")
-            line.appendJSONEscaped(device)
-            line.append(byte: 0x22)
-        }
+        if state != nil { member("odometer", trip.end.odometer, metreDecimals, &line) }
+        appendDevice(trip.device, to: &line)
         line.append("}\n")
-        return String(decoding: line.bytes, as: UTF8.self)
+    }
+
+    private static func appendDevice(_ device: String?, to line: inout OutputBytes) {
+        guard let device else { return }
+        line.append(",\"device\":\"")
+        line.appendJSONEscaped(device)
+        line.append(byte: 0x22)
     }
 
     /// One row under ``csvHeader``, CRLF-ended; an empty last cell when no device is known.

@@ -153,7 +153,7 @@ package struct MonitorEventEncoder: SinkEncoder {
         case .ended(let summary): summary.end.time
         }
         let write = { [format] (line: inout OutputBytes) in
-            if format == .json { TripLine.writeJSON(trip, into: &line) } else { line.append(TripLine.text(trip)) }
+            if format == .json { TripLines.appendEventJSON(trip, to: &line) } else { line.append(TripLines.eventText(trip)) }
         }
         if framed {
             RecordFrame.append(seconds: time.seconds, startsSegment: false, into: &output, writePayload: write)
