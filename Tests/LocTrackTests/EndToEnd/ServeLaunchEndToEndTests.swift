@@ -11,27 +11,18 @@ extension EndToEndTests {
     /// for the server, so no server needs to be built.
     @Suite("serve: loctrack checks the command line, then runs loctrack-serve", .timeLimit(.minutes(1)))
     struct ServeLaunch {
-        /// A folder with `server`: a script that prints its arguments, then becomes grep, which
-        /// prints its own signal mask and ignored signals (the shell's would show what the shell
-        /// blocks while it waits for a child), all inherited from the process loctrack became.
-        static func fakeServer() throws -> (folder: String, server: String) {
-            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("loctrack-serve-\(UUID().uuidString)").path
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            let server = folder + "/server"
-            try Data("""
-                #!/bin/sh
-                printf 'arg:%s\\n' "$@"
-                exec grep -E '^Sig(Blk|Ign):' /proc/self/status
-
-                """.utf8).write(to: URL(fileURLWithPath: server))
-            try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: server)
-            return (folder, server)
-        }
+        /// A stand-in for the server, committed with the tests (Fixtures/scripts/fake-serve.sh):
+        /// it prints its arguments, then becomes grep, which prints its own signal mask and
+        /// ignored signals (the shell's would show what the shell blocks while it waits for a
+        /// child), all inherited from the process loctrack became. Never written at test time:
+        /// a file this process writes may still be open for writing in a child that another
+        /// test is forking, and exec would fail with ETXTBSY.
+        static let server = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/scripts/fake-serve.sh").path
 
         @Test("given a server when loctrack serve runs then the server is handed the parsed options once, in one form, no signal blocked, SIGPIPE not ignored")
         func execsTheServerWithTheParsedOptions() async throws {
-            let (folder, server) = try Self.fakeServer()
-            defer { try? FileManager.default.removeItem(atPath: folder) }
+            let server = Self.server
             let words = ["--listen", "8080", "--tiles-attribution=© a b", "--tiles", "https://t.org/{z}/{x}/{y}", "host:2948"]
             let result = try await LoctrackProcess.run(["serve"] + words, environment: ["LOCTRACK_SERVE": server])
             #expect(result.status == .exited(0), "\(result)")
@@ -57,8 +48,7 @@ extension EndToEndTests {
         @Test("given a wrong serve command line when run then it is one line and 64, and the server never runs",
               arguments: [["--listen", "1.2.3"], ["--listen", "0.0.0.0:80"], ["--bogus"], ["--tiles", "ftp://x/{z}/{x}/{y}"]])
         func usageErrorsComeFirst(words: [String]) async throws {
-            let (folder, server) = try Self.fakeServer()
-            defer { try? FileManager.default.removeItem(atPath: folder) }
+            let server = Self.server
             let result = try await LoctrackProcess.run(["serve"] + words, environment: ["LOCTRACK_SERVE": server])
             #expect(result.status == .exited(64), "\(result)")
             #expect(result.stderrLines.count == 1 && result.stderrLines[0].hasPrefix("loctrack: "), "\(result)")
