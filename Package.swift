@@ -62,11 +62,18 @@ let package = Package(
         // The odometer and trips: pure state machines over fixes or track-file points, and the
         // odometer's state file (written atomically, like the monitor's).
         .target(name: "LocTrackDistance", dependencies: ["LocTrack", "LocTrackSystem"], swiftSettings: strictSettings),
-        // Publishing to an MQTT broker: the disk spool, the publisher thread, OwnTracks payloads.
+        // The crash-safe spool on disk in front of every uplink (MQTT, Traccar): a durable FIFO
+        // of messages that leave only once the server has them (docs/spool.md). A target of its
+        // own, so that the Traccar uplink uses it without linking libmosquitto's target.
+        .target(name: "LocTrackSpool", dependencies: ["LocTrackSystem"], swiftSettings: strictSettings),
+        // Publishing to an MQTT broker: the publisher thread over the spool, OwnTracks payloads.
         // A library of its own, so that programs that only read fixes need no libmosquitto.
         // Only Sources/LocTrackMQTT/Broker imports CMosquitto. Errno, threads, files and poll
         // come from LocTrackSystem, not through the GPS core.
-        .target(name: "LocTrackMQTT", dependencies: ["LocTrack", "LocTrackSystem", "CMosquitto"], swiftSettings: strictSettings),
+        .target(
+            name: "LocTrackMQTT", dependencies: ["LocTrack", "LocTrackSystem", "LocTrackSpool", "CMosquitto"],
+            swiftSettings: strictSettings
+        ),
         // The formats: JSON lines, text, CSV, GPX, GeoJSON, OwnTracks, the monitor's event
         // lines, which statuses break a track, track-file names, exit codes. Values in, bytes
         // out. LocTrackMonitor only for the type of its events.
@@ -126,8 +133,8 @@ let package = Package(
         .testTarget(
             name: "LocTrackTests",
             dependencies: [
-                "LocTrack", "LocTrackSystem", "LocTrackMonitor", "LocTrackDistance", "LocTrackMQTT", "LocTrackFormats", "LocTrackSinks",
-                "LocTrackServeOptions", "LocTrackCLI", "LocTrackTestSupport",
+                "LocTrack", "LocTrackSystem", "LocTrackMonitor", "LocTrackDistance", "LocTrackSpool", "LocTrackMQTT", "LocTrackFormats",
+                "LocTrackSinks", "LocTrackServeOptions", "LocTrackCLI", "LocTrackTestSupport",
             ],
             // gpsd captures the conformance replay reads from the source tree (Fixtures/gpsd-logs/README.md).
             exclude: ["Fixtures"],
