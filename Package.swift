@@ -14,6 +14,9 @@ let package = Package(
         .library(name: "LocTrack", targets: ["LocTrack"]),
         .library(name: "LocTrackMonitor", targets: ["LocTrackMonitor"]),
         .library(name: "LocTrackMQTT", targets: ["LocTrackMQTT"]),
+        // Positions to a Traccar server over HTTP (OsmAnd), through the spool; libcurl is loaded
+        // only when an uplink starts.
+        .library(name: "LocTrackTraccar", targets: ["LocTrackTraccar"]),
         // Distance that is right: the odometer (nothing while parked) and trips with
         // Traccar's rules, as pure state machines over positions. No I/O but its state file.
         .library(name: "LocTrackDistance", targets: ["LocTrackDistance"]),
@@ -44,6 +47,10 @@ let package = Package(
             pkgConfig: "libmosquitto",
             providers: [.apt(["libmosquitto-dev"])]
         ),
+        // libcurl from Debian's libcurl4-openssl-dev, for the Traccar uplink: headers only (no
+        // `link`, no pkgConfig), as libcurl is loaded with dlopen when an uplink starts, so that a
+        // `loctrack` without one pays nothing for it (docs/performance.md, "libcurl").
+        .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         // glibc's GNU extensions (thread names, malloc arenas), through a commented shim.
         // Only LocTrackSystem imports it.
         .systemLibrary(name: "CGlibcExtras"),
@@ -72,6 +79,14 @@ let package = Package(
         // come from LocTrackSystem, not through the GPS core.
         .target(
             name: "LocTrackMQTT", dependencies: ["LocTrack", "LocTrackSystem", "LocTrackSpool", "CMosquitto"],
+            swiftSettings: strictSettings
+        ),
+        // Sending positions to a Traccar server (its OsmAnd protocol, over HTTP): the URL, the
+        // query a fix becomes, which fixes are sent, and the uplink thread that drains the spool
+        // oldest first through libcurl. Only Sources/LocTrackTraccar/Curl imports CCurl.
+        .target(
+            name: "LocTrackTraccar",
+            dependencies: ["LocTrack", "LocTrackSystem", "LocTrackSpool", "LocTrackDistance", "LocTrackFormats", "CCurl"],
             swiftSettings: strictSettings
         ),
         // The formats: JSON lines, text, CSV, GPX, GeoJSON, OwnTracks, the monitor's event
@@ -123,6 +138,13 @@ let package = Package(
             name: "LocTrackHarnessTests",
             dependencies: ["LocTrack", "LocTrackSystem", "LocTrackTestSupport"],
             path: "Tests/LocTrackHarnessTests",
+            swiftSettings: strictSettings
+        ),
+        // The Traccar uplink's pure parts (URL, query, gate, thinning, state machine) and its
+        // loop over an in-memory transport; one loopback request through libcurl.
+        .testTarget(
+            name: "LocTrackTraccarTests",
+            dependencies: ["LocTrack", "LocTrackSystem", "LocTrackSpool", "LocTrackDistance", "LocTrackTraccar"],
             swiftSettings: strictSettings
         ),
         .testTarget(
