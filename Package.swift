@@ -144,7 +144,7 @@ let package = Package(
         // loop over an in-memory transport; one loopback request through libcurl.
         .testTarget(
             name: "LocTrackTraccarTests",
-            dependencies: ["LocTrack", "LocTrackSystem", "LocTrackSpool", "LocTrackDistance", "LocTrackTraccar"],
+            dependencies: ["LocTrack", "LocTrackSystem", "LocTrackSpool", "LocTrackDistance", "LocTrackTraccar", "LocTrackTestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(
