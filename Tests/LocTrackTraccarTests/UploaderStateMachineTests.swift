@@ -92,7 +92,7 @@ struct UploaderStateMachineTests {
         let high = Self.delays(&longest, failing: 8, with: Self.refused)
         #expect(low == [250, 500, 1000, 2000, 2500, 2500, 2500, 2500])
         #expect(high == [500, 1000, 2000, 4000, 5000, 5000, 5000, 5000])
-        var mixed = Self.machine(jitter: ScriptedJitter([0, .max / 2, .max, 12_345_678_901_234_567_890]))
+        var mixed = Self.machine(jitter: ScriptedJitter([1 << 32, .max / 2, .max, 12_345_678_901_234_567_890]))
         for (index, delay) in Self.delays(&mixed, failing: 12, with: Self.unavailable).enumerated() {
             #expect(delay >= low[min(index, 7)] && delay <= high[min(index, 7)])
         }

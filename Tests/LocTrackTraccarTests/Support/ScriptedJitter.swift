@@ -1,6 +1,11 @@
 /// A generator that returns the values it was given, in turn: the backoff's jitter at the
-/// ends of its range (0: the shortest delay, `UInt64.max`: the longest), so a test can
-/// state the exact delays and their bounds.
+/// ends of its range (``shortest``, ``longest``), so a test can state the exact delays and
+/// their bounds.
+///
+/// Not 0 for the shortest: `random(in:using:)` draws by Lemire's method, which rejects a
+/// draw whose product with the range's width has a low half below a threshold, and would
+/// draw 0 again for ever. 2^32 times any width below 2^32 has a high half of 0 (the
+/// lowest value) and a low half that is never rejected.
 struct ScriptedJitter: RandomNumberGenerator {
     private let values: [UInt64]
     private var index = 0
@@ -11,7 +16,7 @@ struct ScriptedJitter: RandomNumberGenerator {
     }
 
     /// Always the shortest delay of each step (half the step).
-    static var shortest: ScriptedJitter { ScriptedJitter([0]) }
+    static var shortest: ScriptedJitter { ScriptedJitter([1 << 32]) }
     /// Always the longest delay of each step (the step).
     static var longest: ScriptedJitter { ScriptedJitter([.max]) }
 
