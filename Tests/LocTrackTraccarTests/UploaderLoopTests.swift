@@ -104,3 +104,25 @@ struct UploaderLoopTests {
         #expect(harness.server.stored == ["p3", "p4", "p5", "p6", "p7"])
     }
 }
+
+@Suite("Uploader loop: a stop asked for during a long drain", .timeLimit(.minutes(1)))
+struct UploaderLoopStopTests {
+    @Test("given a backlog draining in one wake-up when the program asks to stop meanwhile then the loop stops at the deadline, not at the backlog's end")
+    func stopDuringADrain() throws {
+        let harness = try UplinkHarness()
+        let clock = harness.clock
+        let core = harness.core
+        var requests = 0
+        harness.server.onRequest = {
+            clock.advance(10)
+            requests += 1
+            // The program's finish(drainingFor: 50 ms), from its own thread, during the 5th request.
+            if requests == 5 { core.requestStop(deadline: clock.read() + 50) }
+        }
+        harness.publish(100)
+        harness.step()
+        #expect(harness.isFinished)
+        #expect(harness.server.stored == (0..<10).map { "p\($0)" })
+        #expect(harness.core.spool.pendingCount == 90)
+    }
+}

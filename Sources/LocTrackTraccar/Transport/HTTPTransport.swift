@@ -5,7 +5,8 @@
 /// ``UploaderLoop`` is generic over it, and calls it on the uplink's thread only.
 package protocol HTTPTransport: AnyObject {
     /// Sends one GET of the server's URL with `query` (one position) and waits for the
-    /// reply, at most the transport's own time limit, or until `abort` says to stop.
+    /// reply, at most the transport's own time limit, or until the uplink's stop deadline
+    /// passes (``StopDeadline``).
     func send(query: [UInt8]) -> HTTPOutcome
 }
 

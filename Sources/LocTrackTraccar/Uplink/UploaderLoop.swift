@@ -48,16 +48,15 @@ struct UploaderLoop<Transport: HTTPTransport, Jitter: RandomNumberGenerator> {
     ///   machine has finished.
     mutating func performUntilSleep() -> Int64? {
         var now = clock()
-        if !stopSeen, case let deadline = core.stopDeadline.milliseconds, deadline != .max {
-            stopSeen = true
-            machine.stopRequested(deadline: deadline)
-        }
+        noticeStop()
         machine.appended(upTo: core.spool.nextSequence)
         while true {
             switch machine.nextAction(now: now) {
             case .send(let first):
                 send(from: first)
                 now = clock()
+                // A backlog drains in one wake-up: a stop asked for meanwhile must not wait for its end.
+                noticeStop()
             case .acknowledge(let sequence):
                 acknowledge(sequence)
             case .report(let status):
@@ -69,6 +68,13 @@ struct UploaderLoop<Transport: HTTPTransport, Jitter: RandomNumberGenerator> {
                 return nil
             }
         }
+    }
+
+    /// Hands the machine the stop's deadline, once the program has set it.
+    private mutating func noticeStop() {
+        guard !stopSeen, case let deadline = core.stopDeadline.milliseconds, deadline != .max else { return }
+        stopSeen = true
+        machine.stopRequested(deadline: deadline)
     }
 
     /// Sends the first spooled position from `first` on, and hands the machine the outcome.
