@@ -28,6 +28,12 @@ struct TraccarURLTests {
         #expect(url.description == "https://[::1]/osmand/")
     }
 
+    @Test("given device ids with reserved characters when naming the spool folder then each is one safe file name")
+    func spoolFolderName() throws {
+        #expect(try TraccarURL(parsing: "http://h:5055/?id=car1").spoolFolderName == "traccar-car1")
+        #expect(try TraccarURL(parsing: "http://h:5055/?id=..%2Fetc%20x").spoolFolderName == "traccar-..%2Fetc%20x")
+    }
+
     @Test("given no path when parsed then the path is /")
     func noPath() throws {
         let url = try TraccarURL(parsing: "http://10.0.0.2:5055?id=7")

@@ -126,3 +126,25 @@ struct UploaderLoopStopTests {
         #expect(harness.core.spool.pendingCount == 90)
     }
 }
+
+extension UploaderLoopStopTests {
+    @Test("given positions appended while a request is under way when the program then asks to stop then the stop drains them too")
+    func stopDrainsWhatWasAppendedDuringARequest() throws {
+        let harness = try UplinkHarness()
+        let core = harness.core
+        var requests = 0
+        harness.server.onRequest = {
+            requests += 1
+            // The program, during the first request: two more positions, then finish.
+            if requests == 1 {
+                _ = core.publish([Array("p1".utf8), Array("p2".utf8)])
+                core.requestStop(deadline: 1000)
+            }
+        }
+        harness.publish(1)
+        harness.step()
+        #expect(harness.isFinished)
+        #expect(harness.server.stored == ["p0", "p1", "p2"])
+        #expect(harness.core.spool.pendingCount == 0)
+    }
+}

@@ -117,6 +117,15 @@ public struct TraccarURL: Sendable, Hashable, CustomStringConvertible {
         return text + path
     }
 
+    /// The name of the uplink's spool folder under loctrack's default spool folder
+    /// (`$XDG_STATE_HOME/loctrack/spool/`, as for MQTT's client ids): `traccar-DEVICE`,
+    /// the device percent-encoded so that any identifier is one safe file name (`/` is
+    /// `%2F`). By the device, not the server: positions recorded for a device go to it
+    /// wherever its server moves.
+    public var spoolFolderName: String {
+        "traccar-" + PercentEncoding.string(deviceID, keeping: PercentEncoding.unreserved)
+    }
+
     /// `HOST:PORT` as messages name the server (the scheme's port when none was written).
     public var server: String {
         URLAuthority.bracketed(host) + ":\(port ?? (usesTLS ? 443 : 80))"

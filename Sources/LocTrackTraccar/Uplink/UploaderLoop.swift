@@ -48,15 +48,15 @@ struct UploaderLoop<Transport: HTTPTransport, Jitter: RandomNumberGenerator> {
     ///   machine has finished.
     mutating func performUntilSleep() -> Int64? {
         var now = clock()
-        noticeStop()
-        machine.appended(upTo: core.spool.nextSequence)
+        takeNews()
         while true {
             switch machine.nextAction(now: now) {
             case .send(let first):
                 send(from: first)
                 now = clock()
-                // A backlog drains in one wake-up: a stop asked for meanwhile must not wait for its end.
-                noticeStop()
+                // A backlog drains in one wake-up: a stop asked for meanwhile must not wait
+                // for its end, and what was spooled before the stop must not be left out.
+                takeNews()
             case .acknowledge(let sequence):
                 acknowledge(sequence)
             case .report(let status):
@@ -70,11 +70,16 @@ struct UploaderLoop<Transport: HTTPTransport, Jitter: RandomNumberGenerator> {
         }
     }
 
-    /// Hands the machine the stop's deadline, once the program has set it.
-    private mutating func noticeStop() {
-        guard !stopSeen, case let deadline = core.stopDeadline.milliseconds, deadline != .max else { return }
-        stopSeen = true
-        machine.stopRequested(deadline: deadline)
+    /// Hands the machine the stop's deadline, once the program has set it, then the spool's
+    /// end: in this order, so that everything spooled before the program asked to stop is
+    /// what the stop drains (the program appends, then asks; the spool's mutex makes the
+    /// appends visible here once the deadline is).
+    private mutating func takeNews() {
+        if !stopSeen, case let deadline = core.stopDeadline.milliseconds, deadline != .max {
+            stopSeen = true
+            machine.stopRequested(deadline: deadline)
+        }
+        machine.appended(upTo: core.spool.nextSequence)
     }
 
     /// Sends the first spooled position from `first` on, and hands the machine the outcome.
