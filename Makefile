@@ -9,8 +9,8 @@
 #                         (builds loctrack first when it is missing); make serve-unit: its
 #                         own tests (swift test --package-path Serve)
 #   make deps             install what building and the demo need, when missing (apt, sudo
-#                         when not root): libgps-dev, libmosquitto-dev, libxml2-dev, gpsd,
-#                         gpsd-clients, libjs-leaflet. Every other target installs what it alone needs
+#                         when not root): libgps-dev, libmosquitto-dev, libxml2-dev,
+#                         libcurl4-openssl-dev, gpsd, gpsd-clients, libjs-leaflet. Every other target installs what it alone needs
 #                         (scripts/install-deps.sh GROUP): make test mosquitto,
 #                         mosquitto-clients, zsh, fish; make deb dpkg-dev,
 #                         lintian; make ha-test python3-venv; make serve-test and make bench

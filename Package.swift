@@ -14,6 +14,9 @@ let package = Package(
         .library(name: "LocTrack", targets: ["LocTrack"]),
         .library(name: "LocTrackMonitor", targets: ["LocTrackMonitor"]),
         .library(name: "LocTrackMQTT", targets: ["LocTrackMQTT"]),
+        // Positions to a Traccar server over HTTP (OsmAnd), through the spool; libcurl is loaded
+        // only when an uplink starts.
+        .library(name: "LocTrackTraccar", targets: ["LocTrackTraccar"]),
         // Distance that is right: the odometer (nothing while parked) and trips with
         // Traccar's rules, as pure state machines over positions. No I/O but its state file.
         .library(name: "LocTrackDistance", targets: ["LocTrackDistance"]),
@@ -54,6 +57,10 @@ let package = Package(
             pkgConfig: "libxml-2.0",
             providers: [.apt(["libxml2-dev"])]
         ),
+        // libcurl from Debian's libcurl4-openssl-dev, for the Traccar uplink: headers only (no
+        // `link`, no pkgConfig), as libcurl is loaded with dlopen when an uplink starts, so that a
+        // `loctrack` without one pays nothing for it (docs/performance.md, "libcurl").
+        .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         // glibc's GNU extensions (thread names, malloc arenas), through a commented shim.
         // Only LocTrackSystem imports it.
         .systemLibrary(name: "CGlibcExtras"),
@@ -72,11 +79,26 @@ let package = Package(
         // The odometer and trips: pure state machines over fixes or track-file points, and the
         // odometer's state file (written atomically, like the monitor's).
         .target(name: "LocTrackDistance", dependencies: ["LocTrack", "LocTrackSystem"], swiftSettings: strictSettings),
-        // Publishing to an MQTT broker: the disk spool, the publisher thread, OwnTracks payloads.
+        // The crash-safe spool on disk in front of every uplink (MQTT, Traccar): a durable FIFO
+        // of messages that leave only once the server has them (docs/spool.md). A target of its
+        // own, so that the Traccar uplink uses it without linking libmosquitto's target.
+        .target(name: "LocTrackSpool", dependencies: ["LocTrackSystem"], swiftSettings: strictSettings),
+        // Publishing to an MQTT broker: the publisher thread over the spool, OwnTracks payloads.
         // A library of its own, so that programs that only read fixes need no libmosquitto.
         // Only Sources/LocTrackMQTT/Broker imports CMosquitto. Errno, threads, files and poll
         // come from LocTrackSystem, not through the GPS core.
-        .target(name: "LocTrackMQTT", dependencies: ["LocTrack", "LocTrackSystem", "CMosquitto"], swiftSettings: strictSettings),
+        .target(
+            name: "LocTrackMQTT", dependencies: ["LocTrack", "LocTrackSystem", "LocTrackSpool", "CMosquitto"],
+            swiftSettings: strictSettings
+        ),
+        // Sending positions to a Traccar server (its OsmAnd protocol, over HTTP): the URL, the
+        // query a fix becomes, which fixes are sent, and the uplink thread that drains the spool
+        // oldest first through libcurl. Only Sources/LocTrackTraccar/Curl imports CCurl.
+        .target(
+            name: "LocTrackTraccar",
+            dependencies: ["LocTrack", "LocTrackSystem", "LocTrackSpool", "LocTrackDistance", "LocTrackFormats", "CCurl"],
+            swiftSettings: strictSettings
+        ),
         // The formats: JSON lines, text, CSV, GPX, GeoJSON, OwnTracks, the monitor's event
         // lines, which statuses break a track, track-file names, exit codes. Values in, bytes
         // out. LocTrackMonitor only for the type of its events.
@@ -149,6 +171,11 @@ let package = Package(
             dependencies: [
                 "LocTrack", "LocTrackSystem", "LocTrackDistance", "LocTrackFormats", "LocTrackTrackFiles", "LocTrackTestSupport",
             ],
+        // The Traccar uplink's pure parts (URL, query, gate, thinning, state machine) and its
+        // loop over an in-memory transport; one loopback request through libcurl.
+        .testTarget(
+            name: "LocTrackTraccarTests",
+            dependencies: ["LocTrack", "LocTrackSystem", "LocTrackSpool", "LocTrackDistance", "LocTrackTraccar", "LocTrackTestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(
@@ -168,8 +195,8 @@ let package = Package(
         .testTarget(
             name: "LocTrackTests",
             dependencies: [
-                "LocTrack", "LocTrackSystem", "LocTrackMonitor", "LocTrackDistance", "LocTrackMQTT", "LocTrackFormats", "LocTrackSinks",
-                "LocTrackServeOptions", "LocTrackCLI", "LocTrackTestSupport",
+                "LocTrack", "LocTrackSystem", "LocTrackMonitor", "LocTrackDistance", "LocTrackSpool", "LocTrackMQTT", "LocTrackFormats",
+                "LocTrackSinks", "LocTrackServeOptions", "LocTrackCLI", "LocTrackTestSupport",
             ],
             // gpsd captures the conformance replay reads from the source tree (Fixtures/gpsd-logs/README.md).
             exclude: ["Fixtures"],

@@ -6,6 +6,9 @@
 #   build   libgps-dev        libgps headers + libgps.pc (pulls in pkg-config), for `swift build`
 #           libmosquitto-dev  the C client library loctrack publishes MQTT with
 #           libxml2-dev       the XML parser `loctrack trips` reads GPX with (loctrack-trips only)
+#           libcurl4-openssl-dev
+#                             libcurl's headers, for the Traccar uplink (libcurl itself is
+#                             loaded when an uplink starts; libcurl4 comes with them)
 #   demo    gpsd, gpsd-clients  the daemon, gpsfake and gpspipe: `make demo` replays a drive
 #           libjs-leaflet     Leaflet for `loctrack serve`'s page (/usr/share/javascript/leaflet)
 #   test    mosquitto, mosquitto-clients
@@ -27,7 +30,7 @@ set -euo pipefail
 
 group_packages() {
     case $1 in
-        build) echo libgps-dev libmosquitto-dev libxml2-dev ;;
+        build) echo libgps-dev libmosquitto-dev libxml2-dev libcurl4-openssl-dev ;;
         demo) echo gpsd gpsd-clients libjs-leaflet ;;
         test) echo mosquitto mosquitto-clients zsh fish ;;
         deb) echo dpkg-dev lintian ;;
@@ -60,6 +63,7 @@ installed() { # dpkg's view when there is a dpkg, else look for the files themse
         mosquitto-clients) command -v mosquitto_pub >/dev/null 2>&1 ;;
         libmosquitto-dev) pkg-config --exists libmosquitto 2>/dev/null ;;
         libxml2-dev) pkg-config --exists libxml-2.0 2>/dev/null ;;
+        libcurl4-openssl-dev) pkg-config --exists libcurl 2>/dev/null ;;
         dpkg-dev) command -v dpkg-shlibdeps >/dev/null 2>&1 ;;
         lintian | zsh | fish) command -v "$pkg" >/dev/null 2>&1 ;;
         python3-venv) python3 -c 'import ensurepip, venv' >/dev/null 2>&1 ;;

@@ -63,8 +63,10 @@ chmod 0644 "$DOCDIR/copyright" "$DOCDIR/changelog.Debian.gz"
 
 # Dependencies: dpkg-shlibdeps reads the libraries the binaries link (libgps28,
 # libmosquitto1, libxml2 for loctrack-trips, libc6, libstdc++6, libgcc-s1) with the versions
-# their symbols need; the
-# server's page needs Debian's Leaflet (read from /usr/share/javascript/leaflet).
+# their symbols need; the server's page needs Debian's Leaflet (read from
+# /usr/share/javascript/leaflet); the Traccar uplink loads libcurl.so.4 with dlopen (so
+# dpkg-shlibdeps cannot see it): libcurl4 (every call it makes is in libcurl 7.32 and later,
+# so no version is asked for).
 # It runs in a source package being built: a debian/control in the current folder (a
 # throwaway one will do) and a DEBIAN folder at the root of the package's files.
 install -d -m 0755 "$STAGE/DEBIAN"
@@ -77,7 +79,7 @@ SERVER_PATH=$(realpath "$SERVER")
 TRIPS_PATH=$(realpath "$TRIPS")
 DEPENDS=$(cd "$SHLIBS" && dpkg-shlibdeps -O "$BINARY_PATH" "$SERVER_PATH" "$TRIPS_PATH" | sed -n 's/^shlibs:Depends=//p')
 [ -n "$DEPENDS" ] || fail "dpkg-shlibdeps found no dependencies"
-DEPENDS="$DEPENDS, libjs-leaflet"
+DEPENDS="$DEPENDS, libcurl4, libjs-leaflet"
 
 INSTALLED_SIZE=$(du -sk --exclude=DEBIAN "$STAGE" | cut -f1)
 cat > "$STAGE/DEBIAN/control" <<EOF

@@ -1,5 +1,6 @@
 internal import CMosquitto
 import LocTrack
+import LocTrackSpool
 import LocTrackSystem
 
 /// One libmosquitto client, driven by the thread that owns it: the only code that calls

@@ -1,5 +1,6 @@
 import LocTrack
 import Synchronization
+import LocTrackSpool
 import LocTrackSystem
 
 /// Publishes messages to an MQTT broker with nothing lost: store and forward.

@@ -1,5 +1,6 @@
 import LocTrack
 import Synchronization
+import LocTrackSpool
 import LocTrackSystem
 
 /// The publisher's thread: a thin driver around ``PublisherStateMachine``. It feeds the

@@ -1,3 +1,5 @@
+import LocTrackSpool
+
 /// The publisher's seam to the broker: an MQTT client that one thread drives a step at
 /// a time. libmosquitto's client (``MQTTConnection``) is the real one; the unit tests use
 /// an in-memory broker that they accept, refuse, acknowledge and drop by hand.

@@ -1,4 +1,5 @@
 @testable import LocTrackMQTT
+@testable import LocTrackSpool
 @testable import LocTrackFormats
 @testable import LocTrackSinks
 

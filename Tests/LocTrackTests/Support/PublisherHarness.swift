@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 @testable import LocTrackMQTT
+@testable import LocTrackSpool
 import Synchronization
 @testable import LocTrackFormats
 @testable import LocTrackSinks

@@ -1,5 +1,6 @@
 import Synchronization
 @testable import LocTrackMQTT
+import LocTrackSpool
 import Testing
 
 @Suite("Publisher state machine: connecting, sending, acknowledging", .timeLimit(.minutes(1)))

@@ -1,4 +1,5 @@
 @testable import LocTrackMQTT
+import LocTrackSpool
 import Testing
 
 @Suite("Publisher state machine: stopping and draining", .timeLimit(.minutes(1)))

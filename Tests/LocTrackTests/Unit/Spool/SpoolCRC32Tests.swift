@@ -1,4 +1,5 @@
 @testable import LocTrackMQTT
+@testable import LocTrackSpool
 import Testing
 
 @Suite("Spool CRC-32 (zlib's)", .timeLimit(.minutes(1)))

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 @testable import LocTrackMQTT
+@testable import LocTrackSpool
 
 /// Temporary spool folders and messages for the spool's tests.
 enum SpoolFixture {

@@ -1,4 +1,5 @@
 @testable import LocTrackMQTT
+@testable import LocTrackSpool
 import Testing
 
 /// ``SpoolIndex`` without a disk: segments made of record sizes, acknowledgements, the

@@ -1,5 +1,6 @@
 import Foundation
 @testable import LocTrackMQTT
+@testable import LocTrackSpool
 import Testing
 
 @Suite("Spool: reopening, segments on disk, crashes and damage", .timeLimit(.minutes(1)))

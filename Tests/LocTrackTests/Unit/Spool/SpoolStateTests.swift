@@ -1,4 +1,5 @@
 @testable import LocTrackMQTT
+@testable import LocTrackSpool
 import Testing
 
 /// ``SpoolState``'s decisions without a disk: what an append writes where, what the

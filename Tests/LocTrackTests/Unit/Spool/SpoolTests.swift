@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 @testable import LocTrackMQTT
+@testable import LocTrackSpool
 import LocTrackTestSupport
 import Synchronization
 import Testing

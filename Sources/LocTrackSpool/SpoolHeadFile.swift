@@ -1,4 +1,3 @@
-import LocTrack
 import LocTrackSystem
 
 /// `DIR/head`: the durable head, the first sequence not yet acknowledged by the broker.

@@ -1,10 +1,12 @@
-import LocTrack
 import Synchronization
 import LocTrackSystem
 
 // The spool: every message loctrack publishes goes to disk here first, and leaves only
-// once the broker has it, so that nothing is lost when the broker or the network goes
-// away or loctrack is killed. docs/spool.md describes it for users.
+// once the server has it (an MQTT broker's acknowledgement, a Traccar server's 2xx), so
+// that nothing is lost when the server or the network goes away or loctrack is killed.
+// docs/spool.md describes it for users. Below, "the broker" and "the publisher" stand for
+// any server and the thread that sends to it (LocTrackMQTT's publisher, LocTrackTraccar's
+// uplink); each has its own spool folder.
 //
 // On-disk format, all integers little-endian, all files mode 0600 in a 0700 folder:
 //

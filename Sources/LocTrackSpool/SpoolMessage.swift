@@ -1,4 +1,7 @@
-/// One MQTT message as the spool keeps it until the broker has it.
+/// One message as the spool keeps it until the server has it: an MQTT message, or a
+/// Traccar position (its OsmAnd query as the payload, on the topic `osmand`, QoS 1, not
+/// retained: the QoS and retain flag mean nothing to an HTTP server, but the record
+/// format is MQTT's).
 package struct SpoolMessage: Sendable, Hashable {
     package var topic: String
     package var payload: [UInt8]

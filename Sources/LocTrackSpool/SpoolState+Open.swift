@@ -1,4 +1,3 @@
-import LocTrack
 import LocTrackSystem
 
 /// What ``SpoolState/open(directory:limitBytes:segmentBytes:)`` opened.

@@ -1,4 +1,3 @@
-import LocTrack
 import LocTrackSystem
 
 /// Why the spool failed, on one line naming the file: the system call and its errno,
