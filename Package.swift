@@ -171,6 +171,8 @@ let package = Package(
             dependencies: [
                 "LocTrack", "LocTrackSystem", "LocTrackDistance", "LocTrackFormats", "LocTrackTrackFiles", "LocTrackTestSupport",
             ],
+            swiftSettings: strictSettings
+        ),
         // The Traccar uplink's pure parts (URL, query, gate, thinning, state machine) and its
         // loop over an in-memory transport; one loopback request through libcurl.
         .testTarget(
