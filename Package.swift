@@ -107,14 +107,20 @@ let package = Package(
         // writer (a process of loctrack's own), MQTT and Home Assistant through the spool.
         .target(
             name: "LocTrackSinks",
-            dependencies: ["LocTrack", "LocTrackSystem", "LocTrackFormats", "LocTrackMonitor", "LocTrackDistance", "LocTrackMQTT"],
+            dependencies: [
+                "LocTrack", "LocTrackSystem", "LocTrackFormats", "LocTrackMonitor", "LocTrackDistance", "LocTrackMQTT",
+                "LocTrackTraccar",
+            ],
             swiftSettings: strictSettings
         ),
         // The command line: argument parsing, help and completions, and the commands, each
         // wiring a source (a GPSDSession, a monitor) to a set of sinks.
         .target(
             name: "LocTrackCLI",
-            dependencies: ["LocTrack", "LocTrackSystem", "LocTrackMonitor", "LocTrackDistance", "LocTrackMQTT", "LocTrackFormats", "LocTrackSinks", "LocTrackServeOptions"],
+            dependencies: [
+                "LocTrack", "LocTrackSystem", "LocTrackMonitor", "LocTrackDistance", "LocTrackMQTT", "LocTrackTraccar",
+                "LocTrackFormats", "LocTrackSinks", "LocTrackServeOptions",
+            ],
             swiftSettings: strictSettings
         ),
         // `loctrack serve`'s options (ServeOptions, ListenAddress, TileSource) and their handoff:

@@ -52,6 +52,8 @@ public enum Command: Equatable, Sendable {
         public var brokerAccuracyLimit: Double?
         /// `--odometer`, `--trips`, `--odometer-file`.
         public var distance = DistanceOptions()
+        /// Each `--publish http(s)://HOST[:PORT]/?id=DEVICE` with its companions: a Traccar server.
+        public var traccars: [TraccarOptions] = []
 
         /// The default limit for OwnTracks messages to a broker: Home Assistant counts a device
         /// as inside every zone its `acc` circle reaches, so one 1,900 m fix can put it in a zone
@@ -197,6 +199,7 @@ public enum Command: Equatable, Sendable {
             }
         }
         options.publishes = try publishing.options(trackerIDAlone: true)
+        options.traccars = try publishing.traccarOptions()
         options.trackerID = publishing.tid
         options.records = try recording.options()
         options.distance = distance.options

@@ -86,6 +86,8 @@ public enum MonitorCommand: Equatable, Sendable {
         public var trackerID: String?
         /// `--odometer`, `--trips`, `--odometer-file`.
         public var distance = DistanceOptions()
+        /// Each `--publish http(s)://…`: a Traccar server that gets every fix the monitor reads.
+        public var traccars: [TraccarOptions] = []
 
         public init(name: String = MonitorCommand.defaultName, format: Format? = nil, dwellSeconds: Double = 0,
                     source: GPSDSource = .default, reconnect: Bool = true, verbose: Bool = false,
@@ -280,6 +282,7 @@ extension MonitorCommand {
             }
         }
         options.publishes = try publishing.options(trackerIDAlone: true)
+        options.traccars = try publishing.traccarOptions()
         options.trackerID = publishing.tid
         options.distance = distance.options
         if options.publishes.isEmpty, options.trackerID != nil, options.format != .owntracks {

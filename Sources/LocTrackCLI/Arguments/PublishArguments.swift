@@ -1,6 +1,7 @@
 import LocTrackMQTT
 import LocTrackFormats
 import LocTrackSinks
+import LocTrackTraccar
 
 /// `--publish URL` and its companions, collected while `stream` or `monitor run` scans its
 /// arguments, then checked together: one place for both commands.
@@ -12,9 +13,20 @@ import LocTrackSinks
 /// options may stand anywhere, as they always could. `--tid` names the tracker, not a
 /// broker: it applies to every broker.
 struct PublishArguments {
-    /// One `--publish` and its companions.
+    /// One `--publish` and its companions: an MQTT broker (`mqtt://`, `mqtts://`) or a
+    /// Traccar server (`http://`, `https://`).
     private struct Broker {
         var url: BrokerURL?
+        var traccar: TraccarURL?
+        /// `--traccar-interval`, `--traccar-distance`.
+        var traccarInterval: Double?
+        var traccarDistance: Double?
+        /// The first companion given that only a broker takes (`--qos`, `--ha-…`), for
+        /// "--qos needs an mqtt:// URL".
+        var firstBrokerCompanion: String?
+        /// The first companion given that only a Traccar server takes.
+        var firstTraccarCompanion: String?
+        var isGiven: Bool { url != nil || traccar != nil }
         var qos = PublishOptions.defaultQoS
         var retain = false
         var clientID: String?
@@ -42,14 +54,24 @@ struct PublishArguments {
         switch option {
         case "--publish":
             let text = try scanner.value(for: option)
-            let url: BrokerURL
+            if brokers[brokers.count - 1].isGiven { brokers.append(Broker()) }
+            if text.hasPrefix("http://") || text.hasPrefix("https://") {
+                do {
+                    brokers[brokers.count - 1].traccar = try TraccarURL(parsing: text)
+                } catch {
+                    throw .invalidBrokerURL(reason: error.description)
+                }
+                return true
+            }
+            guard text.hasPrefix("mqtt://") || text.hasPrefix("mqtts://") else {
+                throw .invalidBrokerURL(
+                    reason: "the URL must start with mqtt:// or mqtts:// (a broker), or http:// or https:// (a Traccar server)")
+            }
             do {
-                url = try BrokerURL(parsing: text)
+                brokers[brokers.count - 1].url = try BrokerURL(parsing: text)
             } catch {
                 throw .invalidBrokerURL(reason: error.description)
             }
-            if brokers[brokers.count - 1].url != nil { brokers.append(Broker()) }
-            brokers[brokers.count - 1].url = url
             return true
         case "--tid":
             tid = try scanner.trackerID()
@@ -65,6 +87,10 @@ struct PublishArguments {
         throws(UsageError) -> Bool
     {
         switch option {
+        case "--traccar-interval":
+            broker.traccarInterval = try scanner.positiveNumber(for: option, unit: "seconds")
+        case "--traccar-distance":
+            broker.traccarDistance = try scanner.positiveNumber(for: option, unit: "metres")
         case "--qos":
             let text = try scanner.value(for: option)
             guard let number = Int(text), PublishOptions.isValidQoS(number) else {
@@ -96,6 +122,15 @@ struct PublishArguments {
         default:
             guard try takeHomeAssistant(option, from: &scanner, into: &broker.homeAssistantOptions) else { return false }
             if broker.firstHomeAssistantCompanion == nil { broker.firstHomeAssistantCompanion = option }
+        }
+        // Which kind of server the option is for: --cafile and the spool's are for both.
+        switch option {
+        case "--cafile", "--spool", "--spool-limit":
+            break
+        case "--traccar-interval", "--traccar-distance":
+            if broker.firstTraccarCompanion == nil { broker.firstTraccarCompanion = option }
+        default:
+            if broker.firstBrokerCompanion == nil { broker.firstBrokerCompanion = option }
         }
         return true
     }
@@ -141,7 +176,7 @@ struct PublishArguments {
     ///   `--publish` to one broker with one client id (the broker would let only one of them
     ///   stay connected) or into one `--spool` folder (one spool cannot serve two brokers).
     func options(trackerIDAlone: Bool = false) throws(UsageError) -> [PublishOptions] {
-        guard brokers[0].url != nil else {
+        guard brokers[0].isGiven else {
             if let firstCompanion { throw .needs(firstCompanion, what: "--publish") }
             if tid != nil && !trackerIDAlone { throw .needs("--tid", what: "--publish") }
             return []
@@ -149,6 +184,9 @@ struct PublishArguments {
         var options: [PublishOptions] = []
         for broker in brokers {
             guard let url = broker.url else { continue }
+            if let companion = broker.firstTraccarCompanion {
+                throw .needs(companion, what: "an http:// or https:// URL in --publish (a Traccar server)")
+            }
             if broker.caFile != nil && !url.usesTLS {
                 throw .needs("--cafile", what: "an mqtts:// URL in --publish (it is the CA for TLS)")
             }
@@ -162,6 +200,31 @@ struct PublishArguments {
                 homeAssistant: broker.homeAssistant ? broker.homeAssistantOptions : nil))
         }
         try Self.checkDistinct(options)
+        return options
+    }
+
+    /// One ``TraccarOptions`` per `--publish http(s)://…`, in the order given.
+    /// - Throws: a broker's companion (`--qos`, `--ha-…`) with a Traccar URL; `--cafile` with
+    ///   `http://`; two of them into one `--spool` folder.
+    func traccarOptions() throws(UsageError) -> [TraccarOptions] {
+        var options: [TraccarOptions] = []
+        for broker in brokers {
+            guard let url = broker.traccar else { continue }
+            if let companion = broker.firstBrokerCompanion ?? (broker.homeAssistant ? "--ha-discovery" : nil) {
+                throw .needs(companion, what: "an mqtt:// or mqtts:// URL in --publish (a broker)")
+            }
+            if broker.caFile != nil && !url.usesTLS {
+                throw .needs("--cafile", what: "an https:// URL in --publish (it is the CA for TLS)")
+            }
+            let traccar = TraccarOptions(
+                url: url, caFile: broker.caFile, spoolDirectory: broker.spoolDirectory,
+                spoolLimitBytes: broker.spoolLimitBytes,
+                thinning: Thinning(interval: broker.traccarInterval, distance: broker.traccarDistance))
+            if let folder = traccar.spoolDirectory, options.contains(where: { $0.spoolDirectory == folder }) {
+                throw .sharedSpool(folder)
+            }
+            options.append(traccar)
+        }
         return options
     }
 

@@ -34,7 +34,8 @@ struct MonitorRunCommand {
         let reporter = StatusReporter(verbose: options.verbose)
         let session = GPSDSession(
             source: options.source, reconnectPolicy: options.reconnect ? .automatic : .never,
-            reportsSatellites: options.publishes.contains { $0.homeAssistant != nil }, consumersRunOn: consumerExecutor)
+            reportsSatellites: options.publishes.contains { $0.homeAssistant != nil } || !options.traccars.isEmpty,
+            consumersRunOn: consumerExecutor)
         let shutdown: StreamShutdown
         do {
             shutdown = try StreamShutdown.start(finishing: session)
@@ -49,7 +50,7 @@ struct MonitorRunCommand {
         case .owntracks: .owntracks
         }
         let meter: DistanceMeter?, keeper: OdometerKeeper?
-        switch DistanceWiring.start(options.distance, forTraccar: false) {
+        switch DistanceWiring.start(options.distance, forTraccar: !options.traccars.isEmpty) {
         case .off: (meter, keeper) = (nil, nil)
         case .measuring(let started, let kept): (meter, keeper) = (started, kept)
         case .failed(let code): return code
@@ -59,7 +60,7 @@ struct MonitorRunCommand {
         var measured = GPSDBatchBuilder(meter: meter)
         var sinks: SinkFanOut
         switch await SinkWiring.start(
-            publishes: options.publishes, records: options.records,
+            publishes: options.publishes, traccars: options.traccars, records: options.records,
             encoders: .init(
                 standardOutput: { MonitorEventEncoder(format: lineFormat, framed: false) },
                 broker: { _ in MonitorEventEncoder(format: lineFormat, framed: false) },

@@ -33,19 +33,23 @@ enum SinkWiring {
     ///   - regions: `monitor run`: a Home Assistant broker also gets the monitor's regions.
     ///   - environment: where the spool folders and passwords are looked up.
     static func start(
-        publishes: [PublishOptions], records: [RecordOptions], encoders: Encoders,
+        publishes: [PublishOptions], traccars: [TraccarOptions] = [], records: [RecordOptions], encoders: Encoders,
         topic: (PublishOptions) -> String, ownTracks: Bool, regions: Bool = false, verbose: Bool,
         session: GPSDSession, environment: [String: String] = PublishOptions.processEnvironment
     ) async -> Started {
         let onFatal: @Sendable () -> Void = { session.finish() }
-        if publishes.isEmpty && records.isEmpty {
+        if publishes.isEmpty && traccars.isEmpty && records.isEmpty {
             return .ready(SinkFanOut([StandardOutputSink(encoder: encoders.standardOutput(), onClosed: onFatal)]))
         }
         if let folder = sharedSpool(publishes, environment: environment) {
             printError(UsageError.sharedSpool(folder).description)
             return .failed(.usage)
         }
-        let alone = publishes.count + records.count == 1
+        if let folder = sharedTraccarSpool(traccars, environment: environment) {
+            printError(UsageError.sharedSpool(folder).description)
+            return .failed(.usage)
+        }
+        let alone = publishes.count + traccars.count + records.count == 1
         var sinks: [any Sink] = []
         // Brokers first: a batch is in the spool (synced) before a track writer has it, so a
         // SIGKILL between the two can leave a fix at the broker that no file has, never one
@@ -65,6 +69,16 @@ enum SinkWiring {
             } catch {
                 printError(error.description)
                 return await abandon(sinks, code: error.exitCode)
+            }
+        }
+        // Traccar servers beside the brokers: each position is in its spool (synced) before a
+        // track writer has the batch.
+        for traccar in traccars {
+            do throws(TraccarSinkError) {
+                sinks.append(try TraccarSink(options: traccar, environment: environment, onFatal: onFatal))
+            } catch {
+                printError(error.description)
+                return await abandon(sinks, code: .outputFailed)
             }
         }
         for record in records {
@@ -90,6 +104,16 @@ enum SinkWiring {
         var seen: Set<String> = []
         for publish in publishes {
             guard let folder = try? publish.spoolDirectory(environment: environment) else { continue }
+            if !seen.insert(folder).inserted { return folder }
+        }
+        return nil
+    }
+
+    /// The folder two Traccar `--publish` share (as the environment resolves them), if any.
+    static func sharedTraccarSpool(_ traccars: [TraccarOptions], environment: [String: String]) -> String? {
+        var seen: Set<String> = []
+        for traccar in traccars {
+            guard let folder = traccar.spoolDirectory(environment: environment) else { continue }
             if !seen.insert(folder).inserted { return folder }
         }
         return nil

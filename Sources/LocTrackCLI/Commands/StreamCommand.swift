@@ -24,7 +24,8 @@ struct StreamCommand {
         // Home Assistant shows satellites and DOPs: only then does the reader parse SKY.
         let session = GPSDSession(
             source: options.source, reconnectPolicy: options.reconnect ? .automatic : .never,
-            reportsSatellites: options.publishes.contains { $0.homeAssistant != nil }, consumersRunOn: consumerExecutor)
+            reportsSatellites: options.publishes.contains { $0.homeAssistant != nil } || !options.traccars.isEmpty,
+            consumersRunOn: consumerExecutor)
         let shutdown: StreamShutdown
         do {
             shutdown = try StreamShutdown.start(
@@ -34,7 +35,7 @@ struct StreamCommand {
             return .unavailable
         }
         let meter: DistanceMeter?, keeper: OdometerKeeper?
-        switch DistanceWiring.start(options.distance, forTraccar: false) {
+        switch DistanceWiring.start(options.distance, forTraccar: !options.traccars.isEmpty) {
         case .off: (meter, keeper) = (nil, nil)
         case .measuring(let started, let kept): (meter, keeper) = (started, kept)
         case .failed(let code): return code
@@ -42,7 +43,7 @@ struct StreamCommand {
         defer { keeper?.finish() }
         var sinks: SinkFanOut
         switch await SinkWiring.start(
-            publishes: options.publishes, records: options.records, encoders: encoders,
+            publishes: options.publishes, traccars: options.traccars, records: options.records, encoders: encoders,
             topic: \.broker.topic, ownTracks: options.format == .owntracks, verbose: options.verbose, session: session)
         {
         case .ready(let started): sinks = started

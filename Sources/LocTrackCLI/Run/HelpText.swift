@@ -23,7 +23,8 @@ enum HelpText {
           loctrack stream [--min-accuracy METERS] [--min-distance METERS] [--interval SECONDS]
                           [--count N] [--duration SECONDS] [--format FORMAT] [--tid XX] [--no-reconnect] [--verbose]
                           [--publish mqtt[s]://[USER@]HOST[:PORT]/TOPIC [PUBLISH OPTIONS]]...
-                          [--output PATH]... [--sync SECONDS] [SOURCE]
+                          [--publish http[s]://HOST:PORT/?id=DEVICE [TRACCAR OPTIONS]]...
+                          [--output PATH]... [--sync SECONDS] [--odometer] [--trips] [SOURCE]
           loctrack once   [--min-accuracy METERS] [--timeout SECONDS] [--max-age SECONDS] [--format FORMAT] [--tid XX]
                           [--verbose] [SOURCE]
           loctrack monitor add|remove|list|run|export …   (see 'loctrack help monitor')
@@ -371,6 +372,17 @@ enum HelpText {
                                  fix mode or status at once)
           --ha-max-error METERS  fixes with a larger eph do not move the tracker
                                  (default 100; 0: no limit)
+
+        Traccar (--publish http[s]://HOST:PORT/?id=DEVICE, the server URL and device
+        identifier of Traccar's phone client; docs/traccar.md): each accepted fix is
+        an OsmAnd position (its time, speed in knots, the odometer and motion), kept
+        in a spool (default $XDG_STATE_HOME/loctrack/spool/traccar-DEVICE/) and sent
+        oldest first on one connection; an outage or an unknown device (HTTP 400)
+        loses nothing. --cafile, --spool and --spool-limit apply as above, and:
+          --traccar-interval SECONDS  a position at most every SECONDS of receiver time
+          --traccar-distance METERS   or once METERS from the last one sent
+                                 (either given: always at a change of motion; the
+                                 odometer counts every fix)
         """
     }
 }

@@ -12,7 +12,7 @@ package final class BrokerConnection: Sendable {
     private let spoolDirectory: String
     /// The first fatal status (login refused, spool failed). In a box of its own, which
     /// the publisher's status callback holds too.
-    private let fatal = FatalStatus()
+    private let fatal = FirstFatalStatus<PublisherStatus>()
 
     /// Opens the spool and starts publishing.
     /// - Parameters:
@@ -43,11 +43,7 @@ package final class BrokerConnection: Sendable {
         do {
             publisher = try Publisher(configuration, hooks: hooks) { status in
                 if status.isFatal {
-                    let first = fatal.status.withLock { current in
-                        defer { if current == nil { current = status } }
-                        return current == nil
-                    }
-                    if first { onFatal() }
+                    if fatal.record(status) { onFatal() }
                 } else {
                     reporter.report(status)
                 }
@@ -72,12 +68,12 @@ package final class BrokerConnection: Sendable {
     }
 
     private func spool(_ append: () throws(PublishError) -> Int) -> Bool {
-        guard fatal.status.withLock({ $0 == nil }) else { return false }
+        guard fatal.first == nil else { return false }
         do {
             _ = try append()
             return true
         } catch {
-            fatal.status.withLock { $0 = $0 ?? .failed(reason: "\(error)") }
+            _ = fatal.record(.failed(reason: "\(error)"))
             return false
         }
     }
@@ -95,10 +91,10 @@ package final class BrokerConnection: Sendable {
     func finish(promptly: Bool) async -> SinkOutcome {
         await publisher.finish(drainingFor: promptly ? Self.promptDrain : Self.fullDrain)
         let left = publisher.pendingCount
-        if left > 0, fatal.status.withLock({ $0 == nil }) {
+        if left > 0, fatal.first == nil {
             printError("\(left) message\(left == 1 ? " is" : "s are") left in the spool \(spoolDirectory); loctrack sends \(left == 1 ? "it" : "them") first when it next starts with this --client-id")
         }
-        switch fatal.status.withLock({ $0 }) {
+        switch fatal.first {
         case .refused(let broker, let reason)?:
             return .failed(.unavailable, message: PublisherStatus.refused(broker, reason: reason).description)
         case .failed(let reason)?:
@@ -110,10 +106,6 @@ package final class BrokerConnection: Sendable {
 }
 
 /// The first status that stopped the publisher.
-private final class FatalStatus: Sendable {
-    package let status = Mutex<PublisherStatus?>(nil)
-}
-
 /// Why `--publish` could not start: exit 64 for its settings, 74 for the spool.
 package enum PublishingSetupError: Error, CustomStringConvertible {
     case configuration(PublishConfigurationError)
