@@ -100,6 +100,10 @@ test-deps:
 deb-deps:
 	@bash scripts/install-deps.sh deb
 
+# The openssl command, which makes the Traccar https test's own CA and certificate.
+traccar-deps:
+	@bash scripts/install-deps.sh traccar
+
 # A real headless browser and Debian's Python with selenium (serve-test, the bench's page part).
 browser-deps:
 	@bash scripts/install-deps.sh venv browser
@@ -358,12 +362,11 @@ faults-long: faults-build
 #                        spool; 3 an unknown id (400) for 30 s, then the device added; 4 a 10,000-fix
 #                        backlog spooled while the server is down; 5 bad URLs (exit 64 before anything is
 #                        read); 6 https:// with --cafile (a CA of the test's own, made with openssl).
-#                        About 2 minutes on 2 cores. Every
-#                        test is skipped with a message while loctrack's stream --help lacks http://.
+#                        About 2 minutes on 2 cores. A loctrack whose stream --help lacks
+#                        http:// fails every test.
 #                        Artifacts: out/traccar/.
 #                        Variables: TRACCAR_LOCTRACK=another binary (default $(BIN)),
-#                        TRACCAR_FLAGS='--only 1,4 --cycle 0.02' (python3 scripts/traccar --help;
-#                        --uplink reference runs the tests against scripts/traccar/reference_uplink.py).
+#                        TRACCAR_FLAGS='--only 1,4 --cycle 0.02' (python3 scripts/traccar --help).
 # ---------------------------------------------------------------------------
 TRACCAR_LOCTRACK ?= $(BIN)
 TRACCAR_FLAGS ?=
@@ -373,7 +376,7 @@ TRACCAR_FLOOD := .build/flood_gpsd
 traccar-standin-test:
 	$(or $(PYTHON),python3) scripts/traccar selftest
 
-traccar-test: build
+traccar-test: build traccar-deps
 	$(FAULTS_CC) -O2 -Wall -Wextra -o $(TRACCAR_FLOOD) $(FLOOD_GPSD_SRC)
 	$(or $(PYTHON),python3) scripts/traccar test --loctrack '$(TRACCAR_LOCTRACK)' --flood $(TRACCAR_FLOOD) $(TRACCAR_FLAGS)
 

@@ -33,10 +33,11 @@ group_packages() {
         build) echo libgps-dev libmosquitto-dev libxml2-dev libcurl4-openssl-dev ;;
         demo) echo gpsd gpsd-clients libjs-leaflet ;;
         test) echo mosquitto mosquitto-clients zsh fish ;;
+        traccar) echo openssl ;;
         deb) echo dpkg-dev lintian ;;
         venv) echo python3-venv ;;
         browser) echo chromium chromium-driver python3-selenium ;;
-        *) echo "deps: no group '$1' (build, demo, test, deb, venv, browser)" >&2; return 1 ;;
+        *) echo "deps: no group '$1' (build, demo, test, traccar, deb, venv, browser)" >&2; return 1 ;;
     esac
 }
 
@@ -65,7 +66,7 @@ installed() { # dpkg's view when there is a dpkg, else look for the files themse
         libxml2-dev) pkg-config --exists libxml-2.0 2>/dev/null ;;
         libcurl4-openssl-dev) pkg-config --exists libcurl 2>/dev/null ;;
         dpkg-dev) command -v dpkg-shlibdeps >/dev/null 2>&1 ;;
-        lintian | zsh | fish) command -v "$pkg" >/dev/null 2>&1 ;;
+        lintian | zsh | fish | openssl) command -v "$pkg" >/dev/null 2>&1 ;;
         python3-venv) python3 -c 'import ensurepip, venv' >/dev/null 2>&1 ;;
         libjs-leaflet) [ -f /usr/share/javascript/leaflet/leaflet.js ] ;;
         chromium) command -v chromium >/dev/null 2>&1 ;;

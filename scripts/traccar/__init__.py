@@ -12,7 +12,7 @@ the flood emulator (scripts/support/flood_gpsd.c) for the backlog, the stand-in 
 own driven through its control port, and the uplink under test.
 
   python3 scripts/traccar [test] [--loctrack PATH] [--only 1,3] [--out DIR] [--cycle S]
-                          [--uplink loctrack|reference] [--no-selftest]
+                          [--no-selftest]
   python3 scripts/traccar selftest
 
 The tests (each with its own stand-in, gpsd and uplink):
@@ -34,12 +34,11 @@ The tests (each with its own stand-in, gpsd and uplink):
   6 https:// with --cafile: the stand-in behind TLS with a certificate from a CA of the test's own
     (support/tls_certificates.py, the openssl command): with --cafile, 100 fixes from the flood
     emulator stored in order; without it, nothing stored within 5 s (no unverified fallback)
-Every test is skipped with a message while `loctrack stream --help` does not mention http://.
-`--uplink reference` runs them against reference_uplink.py, a Python client of the same contract,
-which checks the tests themselves (and is not loctrack). About 2 minutes in all on 2 cores.
+A loctrack whose `stream --help` does not mention http:// fails every test. About 2 minutes in
+all on 2 cores.
 
 Modules: harness (settings, the uplink process, replay and witness, the checks), selftest, the tests
-(test_units 1, test_outage 2, test_unknown 3, test_backlog 4, test_bad_urls 5, test_https 6), reference_uplink, cli. Shared with
+(test_units 1, test_outage 2, test_unknown 3, test_backlog 4, test_bad_urls 5, test_https 6), cli. Shared with
 the other tools, in scripts/support: processes, procfs, results, suite, waiting, gpsd_replay,
 flood_emulator, and, written for these tests and the bench: osmand_decoder, traccar_standin,
 tls_certificates.

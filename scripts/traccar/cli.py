@@ -13,7 +13,6 @@ from typing import List
 
 from support import suite
 from support.results import Result
-from support.suite import Skip
 
 from . import selftest, test_backlog, test_bad_urls, test_https, test_outage, test_unknown, test_units
 from .harness import ROOT, Settings
@@ -33,7 +32,7 @@ def run_test(settings: Settings, ident: str, module) -> Result:
     def can_run() -> None:
         missing = settings.missing_uplink()
         if missing:
-            raise Skip(missing)
+            raise RuntimeError(missing)
         if getattr(module, "NEEDS_FLOOD", False) and not (settings.flood and os.access(settings.flood, os.X_OK)):
             raise RuntimeError("no flood emulator at %s (make traccar-test compiles scripts/support/flood_gpsd.c)"
                                % settings.flood)
@@ -47,9 +46,6 @@ def main(argv: List[str] = None) -> int:
     parser.add_argument("command", nargs="?", default="test", choices=["test", "selftest"])
     parser.add_argument("--loctrack", default=os.environ.get("LOCTRACK", str(ROOT / ".build/release/loctrack")),
                         help="the loctrack binary (default .build/release/loctrack)")
-    parser.add_argument("--uplink", choices=["loctrack", "reference"], default="loctrack",
-                        help="what is tested: loctrack (default), or the reference client reference_uplink.py, "
-                             "which checks the tests themselves")
     parser.add_argument("--flood", default=str(ROOT / ".build" / "flood_gpsd"),
                         help="the flood emulator for tests 4 and 6 (default .build/flood_gpsd)")
     parser.add_argument("--only", help="comma-separated test ids, e.g. 1,3")
@@ -67,9 +63,8 @@ def main(argv: List[str] = None) -> int:
     started = time.monotonic()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    settings = Settings(os.path.abspath(args.loctrack), args.uplink, out, args.cycle, args.flood)
-    print("== end to end: %s" % ("the reference client (reference_uplink.py)" if args.uplink == "reference"
-                                 else settings.loctrack), flush=True)
+    settings = Settings(os.path.abspath(args.loctrack), out, args.cycle, args.flood)
+    print("== end to end: %s" % settings.loctrack, flush=True)
     results = suite.run_selected(TESTS, args.only, lambda ident, module: run_test(settings, ident, module))
     print()
     print("traccar: %s in %.0f s (artifacts in %s)" % (suite.tally(results), time.monotonic() - started, out))

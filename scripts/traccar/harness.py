@@ -1,5 +1,5 @@
 """What every end-to-end test stands on: the run's settings, the uplink under test as a process
-(loctrack, or the reference client), the recordings, and the checks of what the stand-in stored
+(loctrack), the recordings, and the checks of what the stand-in stored
 against what gpsd reported.
 
 The processes themselves live in scripts/support, shared with the other suites and the bench:
@@ -25,22 +25,19 @@ from support.waiting import wait_until
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 DEMO_TRACK = ROOT / "demo" / "track.nmea"
-REFERENCE_UPLINK = HERE / "reference_uplink.py"
 KNOTS_PER_MPS = 1.943844
 SPEED_TOLERANCE_KN = 0.005  # what formatting the speed may round away (2.6 mm/s); m/s sent as knots is off by 94 %
 LEAD_IN_SENTENCES = 100  # $GPTXT before the log: every client watches before gpsd's first fix
 
 
 class Settings:
-    """The run's settings: which uplink (loctrack's binary, or the reference client), the artifacts
-    folder, gpsfake's cycle, the flood emulator."""
+    """The run's settings: loctrack's binary, the artifacts folder, gpsfake's cycle, the flood
+    emulator."""
 
-    def __init__(self, loctrack: str, uplink: str, out: Path, cycle: float, flood: Optional[str]):
-        self.loctrack, self.uplink, self.out, self.cycle, self.flood = loctrack, uplink, out, cycle, flood
+    def __init__(self, loctrack: str, out: Path, cycle: float, flood: Optional[str]):
+        self.loctrack, self.out, self.cycle, self.flood = loctrack, out, cycle, flood
 
     def command(self) -> List[str]:
-        if self.uplink == "reference":
-            return [sys.executable, str(REFERENCE_UPLINK)]
         return [self.loctrack]
 
     def workdir(self, name: str) -> Path:
@@ -49,9 +46,8 @@ class Settings:
         return path
 
     def missing_uplink(self) -> Optional[str]:
-        """Why the uplink cannot be tested here, or None: loctrack must say http:// in stream --help."""
-        if self.uplink == "reference":
-            return None
+        """Why the uplink cannot be tested here, or None: loctrack must say http:// in stream --help.
+        A binary without it fails the run (it is never skipped: the uplink is part of loctrack)."""
         if not os.access(self.loctrack, os.X_OK):
             return "%s is not an executable (make build)" % self.loctrack
         try:
@@ -59,8 +55,7 @@ class Settings:
         except (OSError, subprocess.SubprocessError) as error:
             return "%s stream --help: %s" % (self.loctrack, error)
         if "http://" not in shown.stdout + shown.stderr:
-            return ("%s stream --help does not mention http://: the Traccar uplink is not in this binary yet "
-                    "(--uplink reference runs the tests against the reference client)" % self.loctrack)
+            return "%s stream --help does not mention http://: a loctrack without its Traccar uplink" % self.loctrack
         return None
 
 

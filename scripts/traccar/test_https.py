@@ -8,7 +8,6 @@ import time
 
 from support import flood_emulator, tls_certificates
 from support.processes import terminate
-from support.suite import Skip
 from support.traccar_standin import StandinProcess
 
 from .harness import Uplink, order_problem, wait_stored
@@ -24,7 +23,7 @@ UNTRUSTED_WAIT_S = 5.0
 
 def run(settings, r) -> None:
     if not shutil.which(tls_certificates.OPENSSL):
-        raise Skip("no openssl command to make the test's certificates with")
+        raise RuntimeError("no openssl command to make the test's certificates with (make traccar-deps)")
     workdir = settings.workdir("6-https")
     made = tls_certificates.make(workdir / "tls")
     standin = StandinProcess(workdir, devices=[TRUSTING, STRANGER], certificate=(made.certificate, made.key))
