@@ -38,7 +38,7 @@ public final class Publisher: Sendable {
         do throws(Errno) {
             started = try JoinableThread(named: "loctrack-mqtt") {
                 PublisherLoop.runWithLibmosquitto(core)
-                core.threadEnded()
+                core.end.markEnded()
             }
         } catch {
             throw .thread(error.code)
@@ -97,9 +97,7 @@ public final class Publisher: Sendable {
     /// is spooled (while connected), then disconnects. What is not acknowledged stays in
     /// the spool for the next start.
     public func finish(drainingFor drain: Duration = .seconds(2)) async {
-        if !core.requestStop(drainingFor: drain) {
-            await withCheckedContinuation { continuation in core.whenEnded { continuation.resume() } }
-        }
+        if !core.requestStop(drainingFor: drain) { await core.end.wait() }
         // Its last act done, the thread is returning: the join waits for no more than that.
         if let ended = thread.withLock({ $0.take() }) { ended.join() }
     }
@@ -111,14 +109,14 @@ final class PublisherCore: Sendable {
         var stopRequested = false
         /// How long a stopping thread waits for acknowledgements, from when it sees the request.
         var drain: Duration = .zero
-        var ended = false
-        var waiters: [@Sendable () -> Void] = []
     }
 
     let configuration: PublisherConfiguration
     let spool: Spool
     let wakeUps: WakeUpPipe
     let shared = Mutex(Shared())
+    /// The thread's end, which ``Publisher/finish(drainingFor:)`` awaits before joining it.
+    let end = ThreadEnd()
     let onStatus: @Sendable (PublisherStatus) -> Void
     let hooks: PublisherHooks
 
@@ -145,34 +143,14 @@ final class PublisherCore: Sendable {
     /// - Returns: whether the thread has already ended.
     @discardableResult
     func requestStop(drainingFor drain: Duration) -> Bool {
-        let ended = shared.withLock { shared in
+        shared.withLock { shared in
             if !shared.stopRequested {
                 shared.stopRequested = true
                 shared.drain = drain
             }
-            return shared.ended
         }
         wakeUps.wake()
-        return ended
-    }
-
-    /// Runs `action` once the thread has ended (at once if it has).
-    func whenEnded(_ action: @escaping @Sendable () -> Void) {
-        let ended = shared.withLock { shared in
-            if !shared.ended { shared.waiters.append(action) }
-            return shared.ended
-        }
-        if ended { action() }
-    }
-
-    /// Called by the thread as its last act.
-    func threadEnded() {
-        let waiters = shared.withLock { shared in
-            shared.ended = true
-            defer { shared.waiters = [] }
-            return shared.waiters
-        }
-        for waiter in waiters { waiter() }
+        return end.hasEnded
     }
 }
 

@@ -48,7 +48,7 @@ public final class TraccarUplink: Sendable {
         do throws(Errno) {
             started = try JoinableThread(named: "loctrack-traccar") {
                 UploaderLoop.runWithCurl(core, library: library)
-                core.threadEnded()
+                core.end.markEnded()
             }
         } catch {
             throw .thread(error.code)
@@ -87,9 +87,7 @@ public final class TraccarUplink: Sendable {
     /// request under way at the deadline is cut short). What the server has not taken
     /// stays in the spool for the next start.
     public func finish(drainingFor drain: Duration) async {
-        if !core.requestStop(deadline: Monotonic.milliseconds + drain.milliseconds) {
-            await withCheckedContinuation { continuation in core.whenEnded { continuation.resume() } }
-        }
+        if !core.requestStop(deadline: Monotonic.milliseconds + drain.milliseconds) { await core.end.wait() }
         // Its last act done, the thread is returning: the join waits for no more than that.
         if let ended = thread.withLock({ $0.take() }) { ended.join() }
     }

@@ -6,8 +6,6 @@ import Synchronization
 /// The uplink's state shared by the program and the thread.
 final class UplinkCore: Sendable {
     struct Shared {
-        var ended = false
-        var waiters: [@Sendable () -> Void] = []
         /// A fatal status was reported (the spool failed): publish refuses from then on.
         var failed = false
     }
@@ -20,6 +18,8 @@ final class UplinkCore: Sendable {
     let wakeUps: WakeUpPipe
     let shared = Mutex(Shared())
     let stopDeadline = StopDeadline()
+    /// The thread's end, which ``TraccarUplink/finish(drainingFor:)`` awaits before joining it.
+    let end = ThreadEnd()
     /// ``UploaderStateMachine/possibleDuplicates``, for the program to read.
     let possibleDuplicates = Atomic<Int>(0)
     private let onStatusCallback: @Sendable (UplinkStatus) -> Void
@@ -76,25 +76,6 @@ final class UplinkCore: Sendable {
     func requestStop(deadline: Int64) -> Bool {
         stopDeadline.set(deadline)
         wakeUps.wake()
-        return shared.withLock { $0.ended }
-    }
-
-    /// Runs `action` once the thread has ended (at once if it has).
-    func whenEnded(_ action: @escaping @Sendable () -> Void) {
-        let ended = shared.withLock { shared in
-            if !shared.ended { shared.waiters.append(action) }
-            return shared.ended
-        }
-        if ended { action() }
-    }
-
-    /// Called by the thread as its last act.
-    func threadEnded() {
-        let waiters = shared.withLock { shared in
-            shared.ended = true
-            defer { shared.waiters = [] }
-            return shared.waiters
-        }
-        for waiter in waiters { waiter() }
+        return end.hasEnded
     }
 }
