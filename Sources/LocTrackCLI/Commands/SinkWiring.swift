@@ -78,7 +78,10 @@ enum SinkWiring {
                 sinks.append(try TraccarSink(options: traccar, environment: environment, onFatal: onFatal))
             } catch {
                 printError(error.description)
-                return await abandon(sinks, code: .outputFailed)
+                // No libcurl (Debian's libcurl4) is a missing service, like gpsd (69); a spool that
+                // cannot be opened, an output failure (74), as for a broker.
+                let code: ExitCode = if case .uplink(.curl(_)) = error { .unavailable } else { .outputFailed }
+                return await abandon(sinks, code: code)
             }
         }
         for record in records {

@@ -373,8 +373,8 @@ enum HelpText {
           --ha-max-error METERS  fixes with a larger eph do not move the tracker
                                  (default 100; 0: no limit)
 
-        Traccar (--publish http[s]://HOST:PORT/?id=DEVICE, the server URL and device
-        identifier of Traccar's phone client; docs/traccar.md): each accepted fix is
+        Traccar (--publish http://HOST:PORT/?id=DEVICE, or https://, the server URL and
+        device identifier of Traccar's phone client; docs/traccar.md): each accepted fix is
         an OsmAnd position (its time, speed in knots, the odometer and motion), kept
         in a spool (default $XDG_STATE_HOME/loctrack/spool/traccar-DEVICE/) and sent
         oldest first on one connection; an outage or an unknown device (HTTP 400)
