@@ -80,8 +80,7 @@ enum SinkWiring {
                 printError(error.description)
                 // No libcurl (Debian's libcurl4) is a missing service, like gpsd (69); a spool that
                 // cannot be opened, an output failure (74), as for a broker.
-                let code: ExitCode = if case .uplink(.curl(_)) = error { .unavailable } else { .outputFailed }
-                return await abandon(sinks, code: code)
+                return await abandon(sinks, code: error.missesLibcurl ? .unavailable : .outputFailed)
             }
         }
         for record in records {

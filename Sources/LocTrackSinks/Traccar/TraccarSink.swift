@@ -97,6 +97,12 @@ package enum TraccarSinkError: Error, CustomStringConvertible {
     case noSpoolDirectory
     case uplink(TraccarUplinkError)
 
+    /// libcurl (Debian's libcurl4) could not be loaded.
+    package var missesLibcurl: Bool {
+        if case .uplink(.curl) = self { return true }
+        return false
+    }
+
     package var description: String {
         switch self {
         case .noSpoolDirectory:
