@@ -123,6 +123,15 @@ let package = Package(
             dependencies: ["LocTrack", "LocTrackSystem", "LocTrackMonitor", "LocTrackFormats", "LocTrackServeOptions", "LocTrackWeb"],
             swiftSettings: strictSettings
         ),
+        // The odometer and trips over generated drives and the shared stationary recordings
+        // (Fixtures, copied with their licence), and the odometer's state file. Small on
+        // purpose: `swift build --build-tests --target LocTrackDistanceTests` builds no client library.
+        .testTarget(
+            name: "LocTrackDistanceTests",
+            dependencies: ["LocTrackDistance", "LocTrack", "LocTrackSystem"],
+            exclude: ["Fixtures"],
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "LocTrackTests",
             dependencies: [

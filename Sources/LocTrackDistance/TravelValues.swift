@@ -41,10 +41,15 @@ public struct OdometerReading: Sendable, Equatable {
     public var metres: Double
     /// Whether the position was taken in the confirmed moving state (Traccar's `motion`).
     public var moving: Bool
+    /// While moving: where and when this motion began (its first moving position, with the
+    /// odometer before it), which is earlier than the position that confirmed it; a trip
+    /// that this motion starts begins here. Nil while stationary.
+    public var departure: TripEndpoint?
 
-    public init(metres: Double, moving: Bool) {
+    public init(metres: Double, moving: Bool, departure: TripEndpoint? = nil) {
         self.metres = metres
         self.moving = moving
+        self.departure = departure
     }
 }
 

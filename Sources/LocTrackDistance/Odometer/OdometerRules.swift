@@ -1,0 +1,42 @@
+/// The odometer's constants, with the reason for each (docs/distance.md has the whole story).
+enum OdometerRules {
+    /// A speed at or above this (m/s) is motion; below it, standing. The same threshold as
+    /// loctrack's stationary flag (`StationaryDetector.movingSpeed`): a parked receiver's
+    /// Doppler speed stays below it almost always (the shared recordings peak at 0.59 m/s,
+    /// and never for long), a walker is three times above it.
+    static let movingSpeed = 0.5
+    /// The error circle of a position without an `eph` (gpsd's 95 % horizontal error), as
+    /// the stationary flag assumes: a consumer receiver's typical figure.
+    static let defaultError = 10.0
+    /// No error circle is smaller than this: receivers that report `eph` near 1 m (u-blox
+    /// with SBAS) still wander a few metres.
+    static let minimumRadius = 5.0
+    /// Motion is confirmed once this many positions in a row are fast and outside the
+    /// error circle around where the receiver stood ...
+    static let confirmPositions = 3
+    /// ... for at least this long (so that 5 Hz receivers hold as long as 1 Hz ones).
+    static let confirmSeconds = 2.0
+    /// A stop is confirmed once this many positions in a row are slow ...
+    static let stopPositions = 3
+    /// ... for at least this long.
+    static let stopSeconds = 2.0
+    /// A step longer than this (seconds) is a gap: the receiver's speed at either end says
+    /// little about what happened in between, the chord says more.
+    static let gapSeconds = 5.0
+    /// Faster than this (m/s, 360 km/h) a step is a jump, not travel: nothing is added for
+    /// it. Above any road vehicle, below what a bad fix or a clock error implies.
+    static let maximumPlausibleSpeed = 100.0
+    /// A step whose chord exceeds the receiver's speed times its duration by this factor,
+    /// plus the error circle, is a jump (multipath moves the position, not the Doppler
+    /// speed): it cannot start motion.
+    static let jumpFactor = 1.5
+    /// Points without a speed (GPX from other programs) are judged by their displacement
+    /// over about this many seconds: a single step of noise says nothing.
+    static let chordSpeedWindow = 10.0
+
+    /// The error circle of a position: its `eph`, or ``defaultError``, at least ``minimumRadius``.
+    static func radius(_ horizontalError: Double?) -> Double {
+        guard let horizontalError, horizontalError.isFinite, horizontalError > 0 else { return defaultError }
+        return max(horizontalError, minimumRadius)
+    }
+}
