@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 from typing import Dict, List, Optional
 
 from support.mqtt_broker import Subscriber
@@ -38,11 +39,11 @@ def version(settings: Settings) -> str:
 
 
 def start_ha_stream(settings: Settings, world: World, replay: Replay, name: str, node: contract.Node,
-                    extra: List[str] = ()) -> Loctrack:
-    """loctrack stream --ha-discovery, with a state folder of its own (the odometer's, with --odometer)."""
+                    extra: List[str] = (), state_home: Optional[Path] = None) -> Loctrack:
+    """loctrack stream --ha-discovery; state_home: an XDG_STATE_HOME of its own (where --odometer keeps it)."""
     return Loctrack(settings.loctrack, ["stream", "--publish", node.url(world.broker.port), "--client-id",
                                         node.client_id, "--ha-discovery", "--ha-name", HA_NAME, "--ha-interval", "1",
-                                        *extra, replay.source], world.dir, name, state_home=world.dir / (name + "-state"))
+                                        *extra, replay.source], world.dir, name, state_home=state_home)
 
 
 def expected_location(fixes: List[Dict], max_error: float = contract.MAX_ERROR) -> Optional[Dict]:
@@ -79,7 +80,8 @@ def run(settings: Settings, r: Result) -> None:
         reference = Loctrack(settings.loctrack, ["stream", "--format", "json", "--no-reconnect", "--odometer",
                                                  replay.source], world.dir, "reference", timestamped=True,
                              state_home=world.dir / "reference-state")
-        tracker_ha = start_ha_stream(settings, world, replay, "loctrack", node, ["--odometer"])
+        tracker_ha = start_ha_stream(settings, world, replay, "loctrack", node, ["--odometer"],
+                                     state_home=world.dir / "loctrack-state")
         configs = node.configs(odometer=True)
         ids = world.entity_ids(list(configs), timeout=60)
         r.check(len(ids) == len(configs), "all %d entities registered (by unique_id) within 60 s, the odometer's "
