@@ -466,7 +466,7 @@ print-version:
 #                        Home Assistant (started in about 5 s, configured through .storage: the
 #                        MQTT and OwnTracks config entries, a long-lived token) and gpsfake
 #                        replaying demo/track.nmea: 1 the harness itself (hand-made discovery
-#                        messages), 2 stream --ha-discovery, 3 loctrack SIGKILLed and restarted,
+#                        messages), 2 stream --ha-discovery --odometer, 3 loctrack SIGKILLed and restarted,
 #                        4 Home Assistant restarted, 5 monitor run --ha-discovery, 6 the OwnTracks
 #                        route, 7 bad --ha-* input (exit 64). 2-7 are skipped with a message when
 #                        the binary's stream --help does not mention --ha-discovery. About 4 minutes

@@ -132,11 +132,11 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         // `loctrack serve` without its server: pure request -> response routes, server-sent
-        // events with a replay ring, the live fix/sky/status/regions/track, the token check and
-        // the fixed list of assets. Serve/ wraps it in Hummingbird. No NIO here.
+        // events with a replay ring, the live fix/sky/status/distance/regions/track, the token
+        // check and the fixed list of assets. Serve/ wraps it in Hummingbird. No NIO here.
         .target(
             name: "LocTrackWeb",
-            dependencies: ["LocTrack", "LocTrackSystem", "LocTrackMonitor", "LocTrackFormats", "LocTrackServeOptions"],
+            dependencies: ["LocTrack", "LocTrackSystem", "LocTrackMonitor", "LocTrackDistance", "LocTrackFormats", "LocTrackServeOptions"],
             swiftSettings: strictSettings
         ),
         // Reading track files back (loctrack's JSON lines, CSV and GPX, and GPX from other
@@ -188,7 +188,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LocTrackWebTests",
-            dependencies: ["LocTrack", "LocTrackSystem", "LocTrackMonitor", "LocTrackFormats", "LocTrackServeOptions", "LocTrackWeb"],
+            dependencies: ["LocTrack", "LocTrackSystem", "LocTrackMonitor", "LocTrackDistance", "LocTrackFormats", "LocTrackServeOptions", "LocTrackWeb"],
             swiftSettings: strictSettings
         ),
         // The odometer and trips over generated drives and the shared stationary recordings

@@ -5,6 +5,7 @@
  *   feed.js       the transport: loading, /events, reconnecting with Last-Event-ID
  *   map.js        the map: track, fix, accuracy, regions (Leaflet)
  *   panel.js      the panel: readings, sky, regions, banner (sky.js draws the sky)
+ *   distance.js   the distance panel: today's distance, motion, the trip under way
  *   controls.js   Follow and the phone's details toggle
  *   staleness.js  the clock that judges a fix stale
  *   hooks.js      window.loctrack for the browser tests
@@ -14,6 +15,7 @@
  * subscribe before the feed starts, so nothing the server sends finds no one there. */
 
 import * as controls from './controls.js';
+import * as distance from './distance.js';
 import * as feed from './feed.js';
 import * as hooks from './hooks.js';
 import * as map from './map.js';
@@ -27,5 +29,6 @@ hooks.start();
 controls.start();
 map.start();
 panel.start();
+distance.start();
 staleness.start();
 feed.start();

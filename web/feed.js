@@ -1,7 +1,7 @@
 /* loctrack serve: the feed, the page's only transport (docs/http.md is the API).
  *
- * Without gaps: load api/config, api/track, api/fix, api/sky, api/status and api/regions
- * together, hand them to the store, then open events?after=<the track's lastEventId>,
+ * Without gaps: load api/config, api/track, api/fix, api/sky, api/status, api/distance and
+ * api/regions together, hand them to the store, then open events?after=<the track's lastEventId>,
  * so the stream starts exactly after the last fix the track holds. The browser's
  * EventSource sends Last-Event-ID on its own reconnects; when the server refused the
  * stream (503 when full, 401) this opens a new one from the last id seen. A `reset`
@@ -42,14 +42,15 @@ async function getJSON(path) {
 async function load() {
   const generation = ++loadGeneration;
   closeEvents();
-  let config, track, fix, sky, status, regions;
+  let config, track, fix, sky, status, distance, regions;
   try {
-    [config, track, fix, sky, status, regions] = await Promise.all([
+    [config, track, fix, sky, status, distance, regions] = await Promise.all([
       getJSON('api/config'),
       getJSON(`api/track?format=points&max=${TRACK_MAX_POINTS_LOADED}`),
       getJSON('api/fix'),
       getJSON('api/sky'),
       getJSON('api/status'),
+      getJSON('api/distance'),
       getJSON('api/regions'),
     ]);
   } catch (error) {
@@ -61,7 +62,7 @@ async function load() {
   }
   if (generation !== loadGeneration) return;
   store.setConnection({ loadError: false });
-  store.applyLoad({ config, track, fix, sky, status, regions });
+  store.applyLoad({ config, track, fix, sky, status, distance, regions });
   openEvents(track && typeof track.lastEventId === 'string' ? track.lastEventId : null);
 }
 
@@ -82,6 +83,7 @@ const handlers = Object.freeze({
   fix: store.receiveFix,
   sky: store.receiveSky,
   status: store.receiveStatus,
+  distance: store.receiveDistance,
   region(event) {
     if (!store.receiveRegionEvent(event)) refreshRegions(); // a region this page has not seen: the monitor changed
   },

@@ -51,6 +51,16 @@ const view = Object.freeze({
   },
   get fixCount() { return store.state.fixCount; },
   get status() { return store.state.status ? JSON.parse(JSON.stringify(store.state.status)) : null; },
+  get distanceToday() {
+    const distance = store.state.distance;
+    return distance && Number.isFinite(distance.today) ? distance.today : null;
+  },
+  get moving() { return store.state.distance ? store.state.distance.moving === true : null; },
+  get tripState() { return store.state.distance && store.state.distance.trip ? 'active' : 'none'; },
+  get tripDistance() {
+    const trip = store.state.distance && store.state.distance.trip;
+    return trip && Number.isFinite(trip.distance) ? trip.distance : null;
+  },
   get mode() { return store.state.fix ? words.mode(store.state.fix.mode) : ''; },
   get fixStatus() {
     const fix = store.state.fix;

@@ -13,7 +13,7 @@
 const TRACK_MAX_POINTS_KEPT = 50000;   // live appends beyond this thin the older half
 
 /* Each topic and what its subscribers are given. A load sends, in this order: config,
- * track, status, fix (when it has one), sky, regions, loaded. */
+ * track, status, fix (when it has one), sky, distance, regions, loaded. */
 const TOPICS = Object.freeze([
   'config',       // {first}: the server's config, once per load; first on the page's first load
   'track',        // {first}: the whole track was replaced (a load, or thinning)
@@ -21,6 +21,7 @@ const TOPICS = Object.freeze([
   'fix',          // the latest fix changed
   'sky',          // the latest SKY changed (possibly to null)
   'status',       // gpsd's and the receiver's state changed (possibly to null)
+  'distance',     // today's distance, motion or the trip under way changed (possibly to null)
   'regions',      // the regions were replaced
   'region',       // {id}: one region's state changed
   'follow',       // Follow was set (even to what it was: following again recentres)
@@ -37,6 +38,7 @@ const s = {
   fixCount: 0,             // fix events received, appended or not
   sky: null,
   status: null,
+  distance: null,          // frozen: api/distance or the latest `distance` event
   trackPoints: [],         // [ms since 1970, lat, lon, eph or null], oldest first
   trackTotal: 0,           // fixes the server had before thinning, plus those appended since
   regions: new Map(),      // id -> { title, state, feature }, in the server's order
@@ -57,6 +59,7 @@ export const state = Object.freeze({
   get fixCount() { return s.fixCount; },
   get sky() { return s.sky; },
   get status() { return s.status; },
+  get distance() { return s.distance; },
   get trackPoints() { return s.trackPoints; },
   get trackTotal() { return s.trackTotal; },
   get regions() { return s.regions; },
@@ -125,8 +128,8 @@ export function fixAgeSeconds(now = performance.now()) {
 /* ---------------------------------------------------------------- actions: the server */
 
 /* What one load fetched (api/config, api/track, api/fix, api/sky, api/status,
- * api/regions), replacing what an earlier load gave. */
-export function applyLoad({ config, track, fix, sky, status, regions }) {
+ * api/distance, api/regions), replacing what an earlier load gave. */
+export function applyLoad({ config, track, fix, sky, status, distance, regions }) {
   const first = !s.config;
   s.config = Object.freeze({
     version: config && config.version,
@@ -158,6 +161,7 @@ export function applyLoad({ config, track, fix, sky, status, regions }) {
   }
 
   s.sky = sky ? Object.freeze(sky) : null;
+  s.distance = distance ? Object.freeze(distance) : null;
   s.regions = regionsOf(regions);
 
   emit('config', { first });
@@ -165,6 +169,7 @@ export function applyLoad({ config, track, fix, sky, status, regions }) {
   emit('status');
   if (latest) emit('fix');
   emit('sky');
+  emit('distance');
   emit('regions');
   emit('loaded', { first });
 }
@@ -217,6 +222,12 @@ export function receiveSky(sky) {
 export function receiveStatus(status) {
   s.status = status ? Object.freeze(status) : status;
   emit('status');
+}
+
+/* A `distance` event: what api/distance would now say. */
+export function receiveDistance(distance) {
+  s.distance = distance ? Object.freeze(distance) : null;
+  emit('distance');
 }
 
 /* A `region` event. False when it names a region this page has not seen (the monitor

@@ -96,3 +96,24 @@ export function banner({ loctrackUnreachable, status }) {
   if (status.receiver === 'no fix') return 'no fix';
   return '';
 }
+
+// Metres as a person reads a distance: metres below 1 km, else km with 2 decimals.
+export function distance(metres) {
+  if (!Number.isFinite(metres)) return '—';
+  return metres < 1000 ? `${Math.round(metres)} m` : `${(metres / 1000).toFixed(2)} km`;
+}
+
+// `H:MM:SS` of whole seconds.
+export function duration(seconds) {
+  if (!Number.isFinite(seconds)) return '—';
+  const s = Math.max(0, Math.round(seconds));
+  const pad = (n) => String(n).padStart(2, '0');
+  return `${Math.floor(s / 3600)}:${pad(Math.floor((s % 3600) / 60))}:${pad(s % 60)}`;
+}
+
+// The trip under way: its distance and duration so far, and when it started (UTC, the
+// receiver's time, as the fix's time is shown).
+export function trip({ distance: metres, duration: seconds, start }) {
+  const since = typeof start === 'string' ? time(start).replace(/^\d{4}-\d\d-\d\d /, '') : '—';
+  return `${distance(metres)} in ${duration(seconds)}, since ${since}`;
+}

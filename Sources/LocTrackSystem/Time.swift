@@ -2,7 +2,8 @@ internal import CGlibcExtras  // where Swift files struct timespec (see its shim
 import Glibc
 
 // Clocks and calendar time: the monotonic clock of the reader's deadlines, the wall
-// clock's seconds (time(2)), and strftime(3) of a UTC time.
+// clock's seconds (time(2)), strftime(3) of a UTC time, and the local time zone's offset
+// (localtime_r(3)), where serve's day starts.
 
 /// Milliseconds on the monotonic clock, for the reader's deadlines, counted from the
 /// first use in the process.
@@ -59,4 +60,15 @@ package func formatUTC(_ format: String, seconds: Int64) throws(Errno) -> String
         capacity *= 4
     }
     throw Errno(code: ERANGE)
+}
+
+/// The local time zone's offset from UTC in seconds (east of Greenwich positive) at
+/// `seconds` since 1970: `tm_gmtoff` of `localtime_r(3)`, after `tzset(3)` (so `TZ`, else
+/// /etc/localtime, as it is now). 0 when the time cannot be broken down.
+package func localUTCOffset(atSeconds seconds: Int64) -> Int64 {
+    tzset()
+    var time = time_t(seconds)
+    var parts = tm()
+    guard localtime_r(&time, &parts) != nil else { return 0 }
+    return Int64(parts.tm_gmtoff)
 }

@@ -40,6 +40,15 @@ import LocTrackServeOptions
         #expect(response.header("Content-Type") == "application/json")
     }
 
+    @Test func givenADistanceWhenApiDistanceIsAskedThenItIsThatObject() {
+        let distance = #"{"day":"2026-11-24","today":2212.4,"moving":true,"time":"2026-11-24T10:00:01.000Z","trip":null}"#
+        let response = Fixture.service(readings: ScriptedReadings(distance: distance)).respond(to: .get("/api/distance"))
+        #expect(response.status == 200)
+        #expect(response.text == distance)
+        #expect(response.header("Content-Type") == "application/json")
+        #expect(response.header("Cache-Control") == "no-store")
+    }
+
     @Test func givenRegionsWhenApiRegionsIsAskedThenTheyAreGeoJSON() {
         let regions = #"{"type":"FeatureCollection","features":[{"type":"Feature","id":"home"}]}"#
         let response = Fixture.service(readings: ScriptedReadings(regions: regions)).respond(to: .get("/api/regions"))

@@ -13,6 +13,10 @@ MANUFACTURER = "loctrack"
 SENSOR_KEYS = ["mode", "status", "satellites_used", "satellites_seen", "hdop", "pdop", "speed", "altitude",
                "horizontal_error", "spool"]
 CONNECTIVITY = ["gpsd", "receiver"]
+# With --odometer (the command measures distance): the odometer sensor and the moving binary sensor,
+# both reading the state document (its keys "odometer", in km, and "moving").
+DISTANCE = [("sensor", "odometer"), ("binary_sensor", "moving")]
+ODOMETER_ATTRIBUTES = {"device_class": "distance", "state_class": "total_increasing", "unit_of_measurement": "km"}
 MODES = {0: "no fix", 1: "no fix", 2: "2D", 3: "3D"}
 MAX_ERROR = 100.0  # --ha-max-error's default, and the OwnTracks route's accuracy limit
 
@@ -39,10 +43,13 @@ class Node:
     def identifier(self) -> str:
         return "loctrack_" + self.id
 
-    def configs(self, regions: Optional[List[str]] = None) -> Dict[str, str]:
-        """unique_id -> config topic of every entity a stream (regions None) or a monitor publishes."""
+    def configs(self, regions: Optional[List[str]] = None, odometer: bool = False) -> Dict[str, str]:
+        """unique_id -> config topic of every entity a stream (regions None) or a monitor publishes;
+        odometer: the command measures distance (--odometer)."""
         objects = [("device_tracker", "location")] + [("sensor", key) for key in SENSOR_KEYS] \
             + [("binary_sensor", name) for name in CONNECTIVITY]
+        if odometer:
+            objects += DISTANCE
         objects += [("binary_sensor", "region_" + sanitize(region)) for region in regions or []]
         return {self.unique_id(object_id): self.config_topic(component, object_id) for component, object_id in objects}
 

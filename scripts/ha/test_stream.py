@@ -1,13 +1,19 @@
-"""Test 2: `loctrack stream --ha-discovery` over the demo drive. A second loctrack prints the same
-gpsd's fixes as JSON (--format json): the expected values. Home Assistant must show one device
-with every entity of the contract, the tracker at the last fix whose error is within
---ha-max-error (to 1e-6 degrees, gps_accuracy = its eph), the sensors with its mode, status and
-satellites, gpsd's connectivity on during the drive and off after it; the broker must have seen
-no per-fix lines and no location beyond the error limit."""
+"""Test 2: `loctrack stream --ha-discovery --odometer` over the demo drive. A second loctrack prints
+the same gpsd's fixes as JSON (--format json --odometer): the expected values. Home Assistant must
+show one device with every entity of the contract (the odometer's two included), the tracker at
+the last fix whose error is within --ha-max-error (to 1e-6 degrees, gps_accuracy = its eph), the
+sensors with its mode, status and satellites, the odometer sensor (distance, total_increasing, km)
+at the reference's last odometer to the metre and plausible for the drive, the moving binary
+sensor (moving) on during the drive and at the reference's last state after it, gpsd's
+connectivity on during the drive and off after it; the broker must have seen no per-fix lines and
+no location beyond the error limit. (Tests 3-5 run without --odometer: their devices hold no
+odometer entity.)"""
 
 from __future__ import annotations
 
 import json
+import math
+from pathlib import Path
 from typing import Dict, List, Optional
 
 from support.mqtt_broker import Subscriber
@@ -17,9 +23,10 @@ from . import contract
 from .replay import Loctrack, Replay, json_objects, run as run_loctrack
 from .world import Settings, World, close_to
 
-TITLE = "stream --ha-discovery over the demo drive"
+TITLE = "stream --ha-discovery --odometer over the demo drive"
 EXPECTATION = "one device, every entity; tracker = last fix with eph <= 100 m (1e-6 deg, gps_accuracy = eph); " \
-              "sensors mode/status/satellites; gpsd on, then off; no per-fix lines, no fix beyond the limit"
+              "sensors mode/status/satellites; odometer (distance, total_increasing, km) = the reference's to " \
+              "the metre; moving on during the drive; gpsd on, then off; no per-fix lines, no fix beyond the limit"
 
 CLIENT_ID = "ha-test.car 1"  # sanitized: ha-test_car_1 (a client id cannot hold "/": it names the spool folder)
 BASE = "loctrack/car"
@@ -32,10 +39,11 @@ def version(settings: Settings) -> str:
 
 
 def start_ha_stream(settings: Settings, world: World, replay: Replay, name: str, node: contract.Node,
-                    extra: List[str] = ()) -> Loctrack:
+                    extra: List[str] = (), state_home: Optional[Path] = None) -> Loctrack:
+    """loctrack stream --ha-discovery; state_home: an XDG_STATE_HOME of its own (where --odometer keeps it)."""
     return Loctrack(settings.loctrack, ["stream", "--publish", node.url(world.broker.port), "--client-id",
                                         node.client_id, "--ha-discovery", "--ha-name", HA_NAME, "--ha-interval", "1",
-                                        *extra, replay.source], world.dir, name)
+                                        *extra, replay.source], world.dir, name, state_home=state_home)
 
 
 def expected_location(fixes: List[Dict], max_error: float = contract.MAX_ERROR) -> Optional[Dict]:
@@ -68,12 +76,16 @@ def run(settings: Settings, r: Result) -> None:
         node = contract.Node(CLIENT_ID, BASE)
         wire = world.broker.subscribe("#")
         replay = Replay(world.dir)
-        reference = Loctrack(settings.loctrack, ["stream", "--format", "json", "--no-reconnect", replay.source],
-                             world.dir, "reference", timestamped=True)
-        tracker_ha = start_ha_stream(settings, world, replay, "loctrack", node)
-        ids = world.entity_ids(list(node.configs()), timeout=60)
-        r.check(len(ids) == len(node.configs()), "all %d entities registered (by unique_id) within 60 s"
-                % len(node.configs()), sorted(set(node.configs()) - set(ids)) or len(ids))
+        # Each odometer starts from 0 in a state folder of its own: the same fixes give the same metres.
+        reference = Loctrack(settings.loctrack, ["stream", "--format", "json", "--no-reconnect", "--odometer",
+                                                 replay.source], world.dir, "reference", timestamped=True,
+                             state_home=world.dir / "reference-state")
+        tracker_ha = start_ha_stream(settings, world, replay, "loctrack", node, ["--odometer"],
+                                     state_home=world.dir / "loctrack-state")
+        configs = node.configs(odometer=True)
+        ids = world.entity_ids(list(configs), timeout=60)
+        r.check(len(ids) == len(configs), "all %d entities registered (by unique_id) within 60 s, the odometer's "
+                "two included" % len(configs), sorted(set(configs) - set(ids)) or len(ids))
         gpsd_entity = ids.get(node.unique_id("gpsd"))
         r.check(bool(gpsd_entity and world.wait_state(gpsd_entity, lambda s: s["state"] == "on", 60)),
                 "binary sensor gpsd on during the drive", gpsd_entity and (world.state(gpsd_entity) or {}).get("state"))
@@ -86,6 +98,7 @@ def run(settings: Settings, r: Result) -> None:
         r.note("last fix within %g m: %s lat %.7f lon %.7f eph %.2f" % (contract.MAX_ERROR, fix["time"], fix["lat"],
                                                                          fix["lon"], fix["eph"]))
         check_result(settings, world, r, node, ids, fixes, fix, wire, tracker_ha)
+        check_distance(world, r, node, ids, fixes)
         check_rate(r, node, reference.timed_objects(), wire)
         code = tracker_ha.terminate()
         r.check(code == 0, "SIGTERM: loctrack exits 0", code)
@@ -129,7 +142,8 @@ def check_result(settings: Settings, world: World, r: Result, node: contract.Nod
             and device.get("manufacturer") == contract.MANUFACTURER and device.get("sw_version") == version(settings),
             "one device: name %r, model, manufacturer, sw_version %s" % (HA_NAME, version(settings)), devices)
     on_device = sorted(entry["unique_id"] for entry in world.ws.entities() if entry.get("device_id") == device.get("id"))
-    r.check(on_device == sorted(node.configs()), "the device holds exactly the contract's entities", on_device)
+    r.check(on_device == sorted(node.configs(odometer=True)), "the device holds exactly the contract's entities",
+            on_device)
 
     gpsd_entity = ids.get(node.unique_id("gpsd"), "")
     r.check(bool(world.wait_state(gpsd_entity, lambda s: s["state"] == "off", 20)),
@@ -155,6 +169,44 @@ def check_result(settings: Settings, world: World, r: Result, node: contract.Nod
             (world.state(receiver) or {}).get("state"))
     if tracker_ha.stderr():
         r.note("loctrack's stderr: %s" % tracker_ha.stderr()[-300:].replace("\n", " | "))
+
+
+def check_distance(world: World, r: Result, node: contract.Node, ids: Dict[str, str], fixes: List[Dict]) -> None:
+    """--odometer: the odometer sensor and the moving binary sensor as Home Assistant shows them, after
+    the drive (what the interval held back went out when gpsd went away), against the reference's
+    last fix line, which carries the same odometer (same fixes, same start)."""
+    positioned = [fix for fix in fixes if "lat" in fix]
+    with_odometer = [fix for fix in positioned if isinstance(fix.get("odometer"), (int, float))]
+    if not r.check(positioned and len(with_odometer) == len(positioned),
+                   "the reference (--odometer) wrote odometer and moving on every fix line",
+                   "%d of %d" % (len(with_odometer), len(positioned))):
+        return
+    last = with_odometer[-1]
+    kilometres = round(last["odometer"]) / 1000
+    odometer = ids.get(node.unique_id("odometer"), "")
+    shown = world.wait_state(odometer, lambda s: close_to(_number(s["state"]), kilometres, 0.0015), 20)
+    state = shown or world.state(odometer) or {}
+    attributes = state.get("attributes", {})
+    r.check(all(attributes.get(key) == value for key, value in contract.ODOMETER_ATTRIBUTES.items()),
+            "odometer sensor: device_class distance, state_class total_increasing, unit km",
+            {key: attributes.get(key) for key in contract.ODOMETER_ATTRIBUTES})
+    r.check(shown is not None, "odometer = the reference's last fix's %.3f m as %.3f km" % (last["odometer"], kilometres),
+            state.get("state"))
+    good = [fix for fix in positioned if fix.get("eph") is not None and fix["eph"] <= contract.MAX_ERROR]
+    straight = _metres(good[0], good[-1]) if good else 0.0
+    r.check(0.9 * straight <= last["odometer"] <= 1.15 * straight,
+            "plausible: between 0.9x and 1.15x the %.0f m from the first to the last good fix (one straight street)"
+            % straight, "%.1f m" % last["odometer"])
+    r.figure = (r.figure + "; " if r.figure else "") + "odometer %.3f km, %.0f m as the crow flies" % (
+        kilometres, straight)
+    moving = ids.get(node.unique_id("moving"), "")
+    expected = "on" if last.get("moving") else "off"
+    settled = world.wait_state(moving, lambda s: s["state"] == expected, 20)
+    r.check(settled is not None and settled["attributes"].get("device_class") == "moving",
+            "moving binary sensor (device_class moving) = the reference's last (%s)" % expected,
+            (world.state(moving) or {}).get("state"))
+    seen = [change["state"] for _, change in world.ws.state_changes(moving) if change]
+    r.check("on" in seen, "moving was on during the drive", seen)
 
 
 def check_rate(r: Result, node: contract.Node, fixes: List, wire: Subscriber, interval: float = 1.0) -> None:
@@ -186,6 +238,14 @@ def retained(world: World, topic: str) -> Optional[bytes]:
         return message.payload if message else None
     finally:
         subscriber.close()
+
+
+def _metres(a: Dict, b: Dict) -> float:
+    """The great-circle distance between two fixes (a sphere of the Earth's mean radius)."""
+    lat1, lat2 = math.radians(a["lat"]), math.radians(b["lat"])
+    dlat, dlon = lat2 - lat1, math.radians(b["lon"] - a["lon"])
+    h = math.sin(dlat / 2) ** 2 + math.cos(lat1) * math.cos(lat2) * math.sin(dlon / 2) ** 2
+    return 2 * 6371008.8 * math.asin(math.sqrt(h))
 
 
 def _number(text) -> Optional[float]:

@@ -8,7 +8,7 @@ load) from the browser log (console_errors()).
 The page keeps what it shows in `window.loctrack` (web/README.md, "For the browser tests": ready,
 lastEventId, marker, accuracyRadius, trackPoints, trackTotal, trackLast, fixCount, status, mode,
 fixStatus, satellitesUsed, satellitesSeen, regions, regionColours, stale, banner, loadMs,
-eventsOpen, follow, tiles, cspViolations) and in the elements #fix-status, #sat-used, #sat-seen and
+eventsOpen, follow, tiles, cspViolations, distanceToday, moving, tripState, tripDistance) and in the elements #fix-status, #sat-used, #sat-seen and
 #banner; page() reads them, each field on its own, so a field the page lacks reads as None
 instead of failing the read.
 """
@@ -25,7 +25,7 @@ CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
 FIELDS = ["ready", "lastEventId", "marker", "accuracyRadius", "trackPoints", "trackTotal", "trackLast", "fixCount", "status",
           "mode", "fixStatus", "satellitesUsed", "satellitesSeen", "regions", "regionColours", "stale", "banner", "loadMs",
-          "eventsOpen", "follow", "tiles", "cspViolations"]
+          "eventsOpen", "follow", "tiles", "cspViolations", "distanceToday", "moving", "tripState", "tripDistance"]
 ELEMENTS = ["fix-status", "sat-used", "sat-seen", "banner"]
 DESKTOP = (1200, 800)
 PHONE = (390, 844)

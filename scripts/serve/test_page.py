@@ -11,7 +11,11 @@ reference `loctrack monitor run --format json` over a second monitor with the sa
   with --figures, to docs/figures/serve.png and serve-phone.png;
 - after the drive: the marker at gpsd's last fix (within 1 m), the accuracy circle's radius its
   eph, the track's points gpsd's fixes (count, and the last point), the satellites used and seen
-  those of gpsd's last SKY, the fix mode and status; the regions: each transition of the
+  those of gpsd's last SKY, the fix mode and status; the distance panel's data-* attributes (and
+  window.loctrack's distance fields) those of /api/distance after the cut's catch-up: today's
+  distance plausible for the drive (0.9 to 1.15 times the straight line from its first to its
+  last good fix: one straight street), the local date of the last fix, stopped at the end, the
+  trip under way since the first moving fix after the opening stop; the regions: each transition of the
   reference monitor while the page is connected shown within 2 s, the state the transitions
   during the cut led to within 10 s of its end, each region's last state the monitor's, a colour
   per state, the region list (#region-ID) agreeing with window.loctrack.regions;
@@ -74,7 +78,7 @@ def run(settings: Settings, r: Result) -> None:
         r.note("page ready %.2f s after the request (through the relay)" % seconds)
         check_modules(r, browser, url)
         browser.record()
-        cut = _run(settings, r, browser, url, replay, witness, reference, relay, regions)
+        cut = _run(settings, r, browser, url, replay, witness, reference, relay, regions, serve)
         r.check(not foreign(browser.requests(), origin_of(url)), "nothing requested from anywhere but the server",
                 foreign(browser.requests(), origin_of(url))[:5])
         unchanged = stored is not None and monitor_file.read_bytes() == stored
@@ -97,7 +101,7 @@ def run(settings: Settings, r: Result) -> None:
 
 
 def _run(settings, r: Result, browser: Browser, url: str, replay: Replay, witness: Witness,
-         reference: LoctrackProcess, relay: Relay, regions: List[str]) -> Optional[tuple]:
+         reference: LoctrackProcess, relay: Relay, regions: List[str], serve: Serve) -> Optional[tuple]:
     """The test proper; returns the cut's (start, end) in wall-clock seconds, once it happened."""
     started = wait_until(lambda: (count(browser.field("trackPoints")) or 0) >= 8, 40, 0.1)
     if not r.check(bool(started), "the page shows fixes during the replay (8 or more within 40 s)",
@@ -158,6 +162,7 @@ def _run(settings, r: Result, browser: Browser, url: str, replay: Replay, witnes
     check_position(r, fields, last)
     check_track(r, fields, fixes)
     check_sky(r, fields, elements, witness.last_sky())
+    check_distance(r, browser, serve, fixes)
     text = (fields.get("fixStatus") or "") + " " + ((elements.get("fix-status") or {}).get("text") or "")
     r.check(fields.get("mode") == "3D" and fields.get("fixStatus") == "GPS" and "GPS" in text,
             "mode 3D, status GPS, as gpsd's last TPV (mode %s, no status field)" % last.get("mode"),
@@ -287,6 +292,66 @@ def check_sky(r: Result, fields: Dict, elements: Dict, sky: Optional[Dict]) -> N
             fields.get("satellitesSeen"))
     r.check(number((elements.get("sat-seen") or {}).get("text")) == seen, "#sat-seen shows %d" % seen,
             elements.get("sat-seen"))
+
+
+DISTANCE_DATA = "const e = document.getElementById('distance-section'); return e ? Object.assign({}, e.dataset) : null"
+
+
+def check_distance(r: Result, browser: Browser, serve: Serve, fixes: List[Dict]) -> None:
+    """The distance panel after the drive: its data-* attributes are /api/distance's values (the
+    last `distance` event's, the ones missed in the cut included), and those are plausible for the
+    demo drive: 42nd Street from 11th to 3rd Avenue after a 10 s stop, ending in a 23 s stop."""
+    response = serve.get("/api/distance")
+    api = response.json() if response.status == 200 else None
+    if not r.check(isinstance(api, dict), "/api/distance answers an object", response.status):
+        return
+
+    def shown() -> Optional[Dict]:
+        data = browser.evaluate(DISTANCE_DATA)
+        return data if data and _number(data.get("distanceToday")) == api.get("today") else None
+    data = wait_until(shown, 5, 0.05) or browser.evaluate(DISTANCE_DATA) or {}
+    trip = api.get("trip") if isinstance(api.get("trip"), dict) else None
+    expected = {"distanceToday": api.get("today"), "day": api.get("day"), "moving": "true" if api.get("moving") else "false",
+                "tripState": "active" if trip else "none", "tripDistance": trip.get("distance") if trip else "",
+                "tripStart": trip.get("start") if trip else ""}
+    got = {key: _number(value) if key in ("distanceToday", "tripDistance") and value != "" else value
+           for key, value in data.items() if key in expected}
+    r.check(got == expected, "the distance panel's data-* attributes are /api/distance's values", (got, expected))
+    fields = browser.page()["fields"]
+    r.check(fields.get("distanceToday") == api.get("today") and fields.get("tripState") == expected["tripState"]
+            and fields.get("tripDistance") == (trip.get("distance") if trip else None)
+            and fields.get("moving") == bool(api.get("moving")),
+            "window.loctrack's distanceToday, moving, tripState and tripDistance say the same",
+            {key: fields.get(key) for key in ("distanceToday", "moving", "tripState", "tripDistance")})
+
+    good = [fix for fix in fixes if fix.get("eph") is not None and fix["eph"] <= 100]
+    straight = distance_m(good[0]["lat"], good[0]["lon"], good[-1]["lat"], good[-1]["lon"]) if good else 0.0
+    today = api.get("today") or 0.0
+    r.check(0.9 * straight <= today <= 1.15 * straight,
+            "today's distance is plausible: 0.9 to 1.15 times the %.0f m from the first to the last good fix" % straight,
+            "%.1f m" % today)
+    last = fixes[-1]
+    day = time.strftime("%Y-%m-%d", time.localtime(time_ms(last["time"]) / 1000))
+    r.check(api.get("day") == day and api.get("time") == last["time"],
+            "the day is the last fix's local date (%s) and time its time" % day, (api.get("day"), api.get("time")))
+    r.check(api.get("moving") is False, "stopped at the end of the drive (its last 23 s stand still)", api.get("moving"))
+    first_moving = next((fix for fix in fixes if (fix.get("speed") or 0) >= 0.5), None)
+    start_ms = time_ms(trip["start"]) if trip and isinstance(trip.get("start"), str) else None
+    r.check(trip is not None and first_moving is not None and start_ms is not None
+            and abs(start_ms - time_ms(first_moving["time"])) <= 3000
+            and 0 < trip.get("distance", 0) <= today + 0.1,
+            "the trip is under way since the first moving fix (%s, within 3 s), its distance at most today's"
+            % (first_moving or {}).get("time"), trip)
+    text = browser.evaluate("const e = document.getElementById('distance-today'); return e ? e.textContent : null")
+    r.check(text == "%.2f km" % (today / 1000), "#distance-today shows %.2f km" % (today / 1000), text)
+    r.figure += "; today %.1f m, the trip %s m since %s" % (today, trip and trip.get("distance"), trip and trip.get("start"))
+
+
+def _number(value) -> Optional[float]:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return None
 
 
 def check_regions(r: Result, log: List[Dict], events: List, regions: List[str], cut: tuple) -> None:

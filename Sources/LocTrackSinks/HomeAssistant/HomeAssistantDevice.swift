@@ -8,7 +8,8 @@ import LocTrackFormats
 /// Topics: each entity's configuration at `PREFIX/COMPONENT/NODE/OBJECT/config`; the
 /// states under the `--publish` URL's topic, `BASE/availability`, `BASE/location` (the
 /// tracker's attributes), `BASE/state` (one JSON document for every sensor),
-/// `BASE/gpsd` and `BASE/receiver` (connectivity), `BASE/region/ID` (presence).
+/// `BASE/gpsd` and `BASE/receiver` (connectivity), `BASE/region/ID` (presence). With the
+/// odometer, its sensor and the moving sensor read `BASE/state` too.
 package struct HomeAssistantDevice: Sendable {
     package let prefix: String
     package let node: String
@@ -106,6 +107,32 @@ package struct HomeAssistantDevice: Sendable {
                 [JSONMember("json_attributes_topic", .string(zonesTopic)), JSONMember("source_type", .string("gps"))]))))
         }
         return messages
+    }
+
+    /// The odometer's entities, announced once the command's batches carry its readings
+    /// (`--odometer`, a Traccar sink): the distance travelled, a `total_increasing` sensor
+    /// in km (Home Assistant's long-term statistics then sum each day's distance), and
+    /// whether the receiver moves. Both read ``stateTopic``'s document.
+    package func distanceConfigurations() -> [HomeAssistantMessage] {
+        [
+            HomeAssistantMessage(configTopic("sensor", "odometer"), json: .object(entity(
+                object: "odometer", name: "Odometer", icon: "mdi:counter",
+                [
+                    JSONMember("state_topic", .string(stateTopic)),
+                    JSONMember("value_template", .string("{{ value_json.odometer }}")),
+                    JSONMember("unit_of_measurement", .string("km")),
+                    JSONMember("device_class", .string("distance")),
+                    JSONMember("state_class", .string("total_increasing")),
+                    JSONMember("suggested_display_precision", .number(1)),
+                ]))),
+            HomeAssistantMessage(configTopic("binary_sensor", "moving"), json: .object(entity(
+                object: "moving", name: "Moving", icon: nil,
+                [
+                    JSONMember("state_topic", .string(stateTopic)),
+                    JSONMember("value_template", .string("{{ 'ON' if value_json.moving else 'OFF' }}")),
+                    JSONMember("device_class", .string("moving")),
+                ]))),
+        ]
     }
 
     /// A region's presence sensor: on while the monitor says the receiver is inside.

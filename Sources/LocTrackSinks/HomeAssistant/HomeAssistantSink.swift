@@ -108,8 +108,9 @@ package final class HomeAssistantSink: Sink {
         if let running = thread.withLock({ $0.take() }) { running.join() }
     }
 
-    /// Hands the batch to the sink's thread (gpsd's events, the monitor's regions; the
-    /// monitor's event lines are not Home Assistant's). Never waits.
+    /// Hands the batch to the sink's thread (gpsd's events with their odometer readings,
+    /// the monitor's regions; the monitor's event lines and the trips are not Home
+    /// Assistant's). Never waits.
     package func take(_ batch: SinkBatch) -> Bool {
         inbox.put(.batch(batch, at: Monotonic.milliseconds))
         return true
@@ -178,7 +179,10 @@ package final class HomeAssistantSink: Sink {
         private mutating func decide(_ batch: SinkBatch, now: Int64) -> [HomeAssistantMessage] {
             switch batch {
             case .gpsd(let batch):
-                batch.events.flatMap { updates.take($0, now: now, spooled: broker.pendingCount) }
+                batch.events.indices.flatMap { index in
+                    updates.take(
+                        batch.events[index], odometer: batch.odometer(at: index), now: now, spooled: broker.pendingCount)
+                }
             case .regions(let regions):
                 updates.setRegions(regions)
             case .monitor:

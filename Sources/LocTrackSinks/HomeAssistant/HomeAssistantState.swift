@@ -1,9 +1,12 @@
 package import LocTrack
+package import LocTrackDistance
 import LocTrackFormats
 
 /// The values of the device's sensors: one JSON document on `BASE/state`, which each
 /// sensor reads its value from (`{{ value_json.KEY }}`). Every key is always there: an
-/// unknown value is `null`, which Home Assistant shows as "unknown".
+/// unknown value is `null`, which Home Assistant shows as "unknown". The odometer's two
+/// keys are the exception: only when the command measures distance, which is when their
+/// entities exist.
 package struct HomeAssistantState: Equatable {
     package var mode: String?
     package var status: String?
@@ -14,9 +17,12 @@ package struct HomeAssistantState: Equatable {
     package var speed: Double?
     package var altitude: Double?
     package var horizontalError: Double?
+    /// The odometer after the latest event, when the command measures distance.
+    package var odometer: OdometerReading?
 
-    /// The values that, when they change, go out at once rather than with the interval.
-    package var category: [String?] { [mode, status] }
+    /// The values that, when they change, go out at once rather than with the interval:
+    /// the fix mode and status, and whether the odometer says the receiver moves.
+    package var category: [String?] { [mode, status, odometer.map { $0.moving ? "moving" : "still" }] }
 
     package mutating func take(_ fix: Fix) {
         mode = fix.mode.description
@@ -55,7 +61,17 @@ package struct HomeAssistantState: Equatable {
             JSONMember("altitude", Self.number(altitude)),
             JSONMember("horizontal_error", Self.number(horizontalError)),
             JSONMember("spool", .number(Double(spooled))),
-        ])
+        ] + distanceMembers)
+    }
+
+    /// `odometer` in km to the metre (the sensor's unit; rounding keeps it monotonic, as
+    /// `total_increasing` needs) and `moving`, when the command measures distance.
+    private var distanceMembers: [JSONMember] {
+        guard let odometer, odometer.metres.isFinite else { return [] }
+        return [
+            JSONMember("odometer", .number(odometer.metres.rounded() / 1000)),
+            JSONMember("moving", .bool(odometer.moving)),
+        ]
     }
 
     /// gpsd's fix status in words, as Home Assistant shows it.

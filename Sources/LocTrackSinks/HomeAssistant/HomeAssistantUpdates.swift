@@ -1,4 +1,5 @@
 package import LocTrack
+package import LocTrackDistance
 import LocTrackFormats
 
 /// What goes to Home Assistant, and when: a pure state machine. The sink feeds it gpsd's
@@ -12,6 +13,10 @@ import LocTrackFormats
 /// - the sensors' document goes out at most once per interval, at once when the fix
 ///   mode or status changes;
 /// - connectivity and regions go out at once (they change rarely);
+/// - with the odometer (the command measures distance), its reading and whether the
+///   receiver moves are two more values of the sensors' document: the distance with the
+///   interval, a change of motion at once. Their two entities are announced with the
+///   first reading: a command that measures no distance has neither.
 /// - a break in the track (gpsd gone, the device lost, no fixes) sends everything held
 ///   back at once: the last position is the best there is.
 package struct HomeAssistantUpdates {
@@ -36,6 +41,8 @@ package struct HomeAssistantUpdates {
 
     private var gpsd: Bool?
     private var receiver: Bool?
+    /// The batches carry the odometer's readings: its entities are announced.
+    private var measuresDistance = false
 
     package typealias Region = RegionPresence
     /// The monitor's regions by id, as last announced.
@@ -56,6 +63,7 @@ package struct HomeAssistantUpdates {
     /// Assistant says it (re)started.
     package mutating func announce(now: Int64, spooled: Int) -> [HomeAssistantMessage] {
         var messages = device.configurations(withZones: withRegions)
+        if measuresDistance { messages += device.distanceConfigurations() }
         for id in regions.keys.sorted() { messages.append(device.regionConfiguration(id, name: regions[id]!.name)) }
         messages += connectivity()
         for id in regions.keys.sorted() { messages.append(regionState(id)) }
@@ -65,8 +73,19 @@ package struct HomeAssistantUpdates {
         return messages
     }
 
-    package mutating func take(_ event: GPSDEvent, now: Int64, spooled: Int) -> [HomeAssistantMessage] {
+    /// Takes one of gpsd's events.
+    /// - Parameter odometer: the odometer after it, when the command measures distance.
+    package mutating func take(
+        _ event: GPSDEvent, odometer: OdometerReading? = nil, now: Int64, spooled: Int
+    ) -> [HomeAssistantMessage] {
         var messages: [HomeAssistantMessage] = []
+        if let odometer {
+            if !measuresDistance {
+                measuresDistance = true
+                messages += device.distanceConfigurations()
+            }
+            state.odometer = odometer
+        }
         switch event {
         case .fix(let fix):
             messages += setReceiver(true)

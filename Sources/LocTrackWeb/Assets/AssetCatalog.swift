@@ -63,8 +63,8 @@ public struct AssetCatalog: Sendable {
     /// index.html loads; it imports the others. A new module is one more name here and in
     /// scripts/install.sh's list.
     public static let pageModules = [
-        "app.js", "store.js", "feed.js", "map.js", "panel.js", "controls.js", "staleness.js", "words.js",
-        "sky.js", "hooks.js",
+        "app.js", "store.js", "feed.js", "map.js", "panel.js", "distance.js", "controls.js", "staleness.js",
+        "words.js", "sky.js", "hooks.js",
     ]
 
     /// Every file served, and nothing else.

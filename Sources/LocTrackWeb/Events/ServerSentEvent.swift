@@ -3,7 +3,7 @@
 package struct ServerSentEvent: Sendable, Equatable {
     /// The event names of docs/http.md.
     package enum Name: String, Sendable, CaseIterable {
-        case fix, sky, status, region, reset
+        case fix, sky, status, distance, region, reset
     }
 
     package var id: EventID

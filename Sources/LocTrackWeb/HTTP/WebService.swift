@@ -77,6 +77,8 @@ public final class WebService: Sendable {
             return .json(Array(readings.statusJSON().utf8))
         case .sky:
             return readings.skyJSON().map { .json(Array($0.utf8)) } ?? .noContent
+        case .distance:
+            return .json(Array(readings.distanceJSON().utf8))
         case .regions:
             return .json(Array(readings.regionsGeoJSON().utf8), contentType: "application/geo+json")
         case .track:
@@ -146,6 +148,7 @@ public enum APIRoute: String, CaseIterable, Sendable {
     case fix = "/api/fix"
     case status = "/api/status"
     case sky = "/api/sky"
+    case distance = "/api/distance"
     case regions = "/api/regions"
     case track = "/api/track"
 }

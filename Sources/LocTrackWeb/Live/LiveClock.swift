@@ -8,12 +8,22 @@ package struct LiveClock: Sendable {
     /// Seconds since 1970 on the wall clock: the UTC day whose recorded track is loaded,
     /// and `since=SECONDS` before the first live fix.
     package var wallClockSeconds: @Sendable () -> Int64
+    /// The local time zone's offset from UTC at a moment (seconds since 1970), east
+    /// positive: where the day of today's distance starts (``LocalDay``).
+    package var utcOffsetSeconds: @Sendable (Int64) -> Int64
 
-    package init(monotonicMilliseconds: @escaping @Sendable () -> Int64, wallClockSeconds: @escaping @Sendable () -> Int64) {
+    /// - Parameter utcOffsetSeconds: by default UTC itself, so that a test's days do not
+    ///   depend on the machine's zone.
+    package init(
+        monotonicMilliseconds: @escaping @Sendable () -> Int64, wallClockSeconds: @escaping @Sendable () -> Int64,
+        utcOffsetSeconds: @escaping @Sendable (Int64) -> Int64 = { _ in 0 }
+    ) {
         self.monotonicMilliseconds = monotonicMilliseconds
         self.wallClockSeconds = wallClockSeconds
+        self.utcOffsetSeconds = utcOffsetSeconds
     }
 
     package static let system = LiveClock(
-        monotonicMilliseconds: { Monotonic.milliseconds }, wallClockSeconds: { LocTrackSystem.wallClockSeconds() })
+        monotonicMilliseconds: { Monotonic.milliseconds }, wallClockSeconds: { LocTrackSystem.wallClockSeconds() },
+        utcOffsetSeconds: { localUTCOffset(atSeconds: $0) })
 }

@@ -3,8 +3,8 @@ import LocTrackFormats
 import Synchronization
 
 /// The live side of `loctrack serve`: takes a session's events in order and keeps what the
-/// routes read (``LiveReadings``): the latest fix, SKY and status, the regions' states,
-/// the track, and the event streams of `/events`.
+/// routes read (``LiveReadings``): the latest fix, SKY and status, today's distance and the
+/// trip under way, the regions' states, the track, and the event streams of `/events`.
 ///
 /// All of it is under one `Mutex`, so that `/api/track`'s `lastEventId` and the track it
 /// goes with are read at one instant: a page that loads the track and then opens
@@ -25,7 +25,7 @@ public final class LiveHub: LiveReadings, EventStreamHost {
     ///   - maxStreams: `--max-streams`: event streams open at once (more get `503`).
     ///   - regions: `--monitor`'s regions (``LiveRegions/load(monitor:)``); nil: none.
     ///   - recordedTrack: `--track`'s fixes (``RecordedTrack/load(pattern:)``): the track
-    ///     starts with them.
+    ///     starts with them, and today's distance with those since local midnight.
     public convenience init(maxStreams: Int = 64, regions: LiveRegions? = nil, recordedTrack: RecordedTrack? = nil) {
         self.init(
             limits: EventBroadcaster.Limits(maxStreams: maxStreams), regions: regions, recordedTrack: recordedTrack,
@@ -40,14 +40,15 @@ public final class LiveHub: LiveReadings, EventStreamHost {
         self.clock = clock
         state = Mutex(LiveState(
             events: EventBroadcaster(run: run, limits: limits), regions: regions,
-            track: TrackStore(capacity: trackCapacity, recorded: recordedTrack?.points ?? [])))
+            track: TrackStore(capacity: trackCapacity, recorded: recordedTrack?.points ?? []),
+            distance: recordedTrack?.distance ?? LiveDistance(), utcOffset: clock.utcOffsetSeconds))
     }
 
     // MARK: Taking events
 
     /// Takes one event of the session, in order (one caller at a time: the session's
-    /// consumer). A fix becomes the latest fix, a point of the track, a `fix` event, and
-    /// possibly `status` and `region` events; a SKY report the latest SKY and a `sky`
+    /// consumer). A fix becomes the latest fix, a point of the track and of the odometer, a
+    /// `fix` event, and possibly `status`, `distance` and `region` events; a SKY report the latest SKY and a `sky`
     /// event; a status a `status` event when the state it shows changed.
     public func ingest(_ event: GPSDEvent) {
         let now = clock.monotonicMilliseconds()
@@ -100,6 +101,10 @@ public final class LiveHub: LiveReadings, EventStreamHost {
 
     public func skyJSON() -> String? {
         state.withLock { $0.skyJSON }
+    }
+
+    public func distanceJSON() -> String {
+        state.withLock { $0.distance.json() }
     }
 
     public func regionsGeoJSON() -> String {

@@ -9,6 +9,8 @@ public protocol LiveReadings: Sendable {
     func statusJSON() -> String
     /// `/api/sky`: nil before the first SKY.
     func skyJSON() -> String?
+    /// `/api/distance`: today's distance and the trip under way.
+    func distanceJSON() -> String
     /// `/api/regions`: a GeoJSON FeatureCollection (empty without `--monitor`).
     func regionsGeoJSON() -> String
     /// `/api/track` for a query that parsed.

@@ -1,4 +1,5 @@
 import LocTrack
+import LocTrackDistance
 
 /// What ``LiveHub`` keeps under its lock, and how each event changes it. Every change that
 /// clients must hear of is published here, under the same lock, so ids, values and track
@@ -9,6 +10,10 @@ struct LiveState: Sendable {
     var events: EventBroadcaster<EventWaiter>
     var regions: LiveRegions?
     var track: TrackStore
+    /// Today's distance and the trip under way (`/api/distance`).
+    var distance: LiveDistance
+    /// The local zone's offset from UTC at a moment: where today starts.
+    let utcOffset: @Sendable (Int64) -> Int64
     /// `/api/fix`.
     var fixJSON: String?
     /// `/api/sky`.
@@ -20,14 +25,20 @@ struct LiveState: Sendable {
     /// segment of the GPX download.
     var breakBeforeNextFix = false
 
-    init(events: EventBroadcaster<EventWaiter>, regions: LiveRegions?, track: TrackStore) {
+    init(
+        events: EventBroadcaster<EventWaiter>, regions: LiveRegions?, track: TrackStore, distance: LiveDistance,
+        utcOffset: @escaping @Sendable (Int64) -> Int64
+    ) {
         self.events = events
         self.regions = regions
         self.track = track
+        self.distance = distance
+        self.utcOffset = utcOffset
     }
 
     /// A fix whose JSON line is `line`: the `fix` event, then the receiver's `status` if it
-    /// changed, then the regions' events (what `monitor run` would print for it).
+    /// changed, then `distance` if today's distance, motion or the trip changed, then the
+    /// regions' events (what `monitor run` would print for it).
     mutating func take(_ fix: Fix, line: String, now: Int64) -> Resumptions {
         fixJSON = line
         lastFix = (fix.time, now)
@@ -37,6 +48,9 @@ struct LiveState: Sendable {
         let before = status
         status.applyFix(device: fix.device)
         if status != before { resumptions += publish(.status, status.json(lastFix: fix.time), now: now) }
+        if distance.takeLive(LocTrackDistance.TrackPoint(fix), utcOffset: utcOffset) {
+            resumptions += publish(.distance, distance.json(), now: now)
+        }
         for event in regions?.process(fix) ?? [] {
             resumptions += publish(.region, event, now: now)
         }

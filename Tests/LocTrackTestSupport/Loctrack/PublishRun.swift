@@ -43,14 +43,14 @@ package final class PublishRun: Sendable {
 
 extension PublishRun {
     /// Starts `stream --publish URL OPTIONS…` and, beside it, a plain `stream --format
-    /// PLAINFORMAT` on the same gpsd (whose lines are what the messages must be), and waits
-    /// until gpsd has both watching.
+    /// PLAINFORMAT PLAINOPTIONS…` on the same gpsd (whose lines are what the messages must
+    /// be), and waits until gpsd has both watching.
     package func startBesidePlainStream(
-        _ url: String, _ options: [String] = [], plainFormat: String = "json", fake: GPSFake,
+        _ url: String, _ options: [String] = [], plainFormat: String = "json", plainOptions: [String] = [], fake: GPSFake,
         environment: [String: String] = [:]
     ) async throws -> (publisher: ChildProcess, plain: ChildProcess) {
         let publisher = try startStream(url, options, source: fake.sourceArgument, environment: environment)
-        let plain = try LoctrackProcess.start(["stream", "--format", plainFormat, fake.sourceArgument])
+        let plain = try LoctrackProcess.start(["stream", "--format", plainFormat] + plainOptions + [fake.sourceArgument])
         try await fake.waitForWatchers([publisher, plain])
         return (publisher, plain)
     }
@@ -61,10 +61,11 @@ extension PublishRun {
     /// publisher with SIGINT.
     /// - Returns: the publisher's result and the plain stream's lines.
     package func publishWholeLog(
-        _ url: String, _ options: [String] = [], plainFormat: String = "json", fake: GPSFake,
+        _ url: String, _ options: [String] = [], plainFormat: String = "json", plainOptions: [String] = [], fake: GPSFake,
         subscriber: Subscriber, count: Int, settle: Duration = .zero
     ) async throws -> (result: LoctrackResult, expected: [String]) {
-        let (publisher, plain) = try await startBesidePlainStream(url, options, plainFormat: plainFormat, fake: fake)
+        let (publisher, plain) = try await startBesidePlainStream(
+            url, options, plainFormat: plainFormat, plainOptions: plainOptions, fake: fake)
         fake.feedAll()
         try await plain.waitForStdoutLines(count)
         try await subscriber.waitForMessages(count: count)

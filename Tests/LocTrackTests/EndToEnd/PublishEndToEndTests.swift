@@ -45,6 +45,32 @@ extension EndToEndTests {
             }
         }
 
+        @Test("given --odometer when streaming JSON with --publish then every message is the line stream --odometer prints, byte for byte, with the odometer and whether it moves", .timeLimit(.minutes(1)))
+        func odometerInEveryMessage() async throws {
+            let log = NMEALog.walk(epochs: 10)
+            let topic = "loctrack/odometer"
+            try await withPublishing("odometer", topic: topic) { run, broker, subscriber in
+                try await withGPSFake(log) { fake in
+                    // Each its own odometer file, both from 0: the same fixes give the same metres.
+                    let (result, expected) = try await run.publishWholeLog(
+                        broker.url(topic: topic), ["--odometer", "--odometer-file", run.home.path + "/published.odometer"],
+                        plainOptions: ["--odometer", "--odometer-file", run.home.path + "/plain.odometer"], fake: fake,
+                        subscriber: subscriber, count: 10, settle: .milliseconds(300))
+
+                    #expect(result.status == .exited(0), "\(result)")
+                    #expect(expected.count == 10)
+                    #expect(subscriber.payloads(on: topic) == expected, "\(subscriber.report)")
+                    var metres: [Double] = []
+                    for payload in subscriber.payloads(on: topic) {
+                        let line = try #require(try JSONSerialization.jsonObject(with: Data(payload.utf8)) as? [String: Any])
+                        metres.append(try #require(line["odometer"] as? Double, "\(payload)"))
+                        #expect(line["moving"] is Bool, "\(payload)")
+                    }
+                    #expect(metres == metres.sorted(), "the odometer never goes back: \(metres)")
+                }
+            }
+        }
+
         @Test("given --qos 2 --retain when streaming with --publish then the broker gets QoS 2 retained messages and a later subscriber gets the last fix", .timeLimit(.minutes(1)))
         func qosAndRetain() async throws {
             let log = NMEALog.walk(epochs: 4)

@@ -1,4 +1,5 @@
 import LocTrack
+import LocTrackDistance
 import LocTrackFormats
 @testable import LocTrackWeb
 import Testing
@@ -172,6 +173,50 @@ struct LiveHubTests {
         hub.ingest(.fix(TestFixes.fix(second: 2)))
         let gpx = String(decoding: hub.track(TrackRequest(format: .gpx)).body, as: UTF8.self)
         #expect(gpx.components(of: "<trkseg>") == 2)
+    }
+
+    /// A fix `second` s after the start, driving east at 10 m/s from 47°N 8°E (`east` metres).
+    static func driving(_ second: Int64, east: Double) -> Fix {
+        Fix(time: Timestamp(seconds: TestFixes.start + second), mode: .threeD, device: "/dev/ttyACM0", latitude: 47,
+            longitude: 8 + east / 75_834.8, altitudeHAE: 500, altitudeMSL: 452.5, horizontalError: 5, speed: 10)
+    }
+
+    @Test("given a stop, a 30 s drive and a stop when ingested then distance events follow their fixes, none for a parked fix, and /api/distance is the last one's data")
+    func distanceEvents() async throws {
+        let hub = hub()
+        #expect(hub.distanceJSON() == #"{"today":0.0,"moving":false,"trip":null}"#)
+        for second in Int64(0)..<10 { hub.ingest(.fix(TestFixes.fix(second: second, north: Double(second % 2)))) }
+        #expect(hub.distanceJSON().hasPrefix(#"{"day":"2026-11-24","today":0.0,"moving":false,"time":""#))
+        let parked = try await waiting(hub, after: "abc-0")
+        #expect(parked.components(of: "event: distance") == 0)
+        for second in Int64(10)..<40 { hub.ingest(.fix(Self.driving(second, east: Double(second - 10) * 10))) }
+        let events = try await waiting(hub, after: "abc-0")
+        let names = events.split(separator: "\n").filter { $0.hasPrefix("event: ") }.map { $0.dropFirst(7) }
+        #expect(names.filter { $0 == "distance" }.count >= 25, "one per fix that drove a metre: \(names.count)")
+        // Each distance event right after its fix's (and the first fix's status) event.
+        for (index, name) in names.enumerated() where name == "distance" {
+            #expect(names[index - 1] == "fix" || names[index - 1] == "status")
+        }
+        let last = try #require(events.split(separator: "\n").last { $0.hasPrefix("data: {\"day\"") })
+        #expect(String(last.dropFirst(6)) == hub.distanceJSON())
+        #expect(hub.distanceJSON().contains(#""moving":true"#))
+        #expect(hub.distanceJSON().contains(#","trip":{"start":""#))
+    }
+
+    @Test("given a recorded drive when the hub starts then /api/distance counts it, and a live fix it holds adds nothing")
+    func recordedDistance() throws {
+        var distance = LiveDistance()
+        for second in Int64(0)..<30 {
+            distance.takeRecorded(
+                LocTrackDistance.TrackPoint(Self.driving(second, east: Double(second) * 10)), utcOffset: { _ in 0 })
+        }
+        let hub = hub(recorded: RecordedTrack(points: [], distance: distance))
+        let before = hub.distanceJSON()
+        #expect(before.contains(#""time":"\#(TestFixes.time(29))""#))
+        hub.ingest(.fix(Self.driving(29, east: 290)))
+        #expect(hub.distanceJSON() == before)
+        hub.ingest(.fix(Self.driving(30, east: 300)))
+        #expect(hub.distanceJSON() != before)
     }
 
     @Test("given a stream open when the hub finishes then the stream ends")

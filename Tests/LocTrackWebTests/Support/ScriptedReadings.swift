@@ -9,6 +9,7 @@ final class ScriptedReadings: LiveReadings {
     let fix: String?
     let status: String
     let sky: String?
+    let distance: String
     let regions: String
     let document: TrackDocument
     /// Chunks each opened stream yields; nil: every opening is `.full`.
@@ -16,12 +17,14 @@ final class ScriptedReadings: LiveReadings {
     private let calls = Mutex<(afters: [String?], tracks: [TrackRequest])>(([], []))
 
     init(fix: String? = nil, status: String = #"{"gpsd":"connecting","receiver":"waiting"}"#, sky: String? = nil,
+         distance: String = #"{"today":0,"moving":false,"trip":null}"#,
          regions: String = #"{"type":"FeatureCollection","features":[]}"#,
          document: TrackDocument = TrackDocument(contentType: "application/json", body: Array(#"{"points":[]}"#.utf8)),
          streamChunks: [[UInt8]]? = [Array(": hello\n\n".utf8)]) {
         self.fix = fix
         self.status = status
         self.sky = sky
+        self.distance = distance
         self.regions = regions
         self.document = document
         self.streamChunks = streamChunks
@@ -35,6 +38,7 @@ final class ScriptedReadings: LiveReadings {
     func latestFixJSON() -> String? { fix }
     func statusJSON() -> String { status }
     func skyJSON() -> String? { sky }
+    func distanceJSON() -> String { distance }
     func regionsGeoJSON() -> String { regions }
 
     func track(_ request: TrackRequest) -> TrackDocument {

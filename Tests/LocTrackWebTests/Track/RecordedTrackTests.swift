@@ -65,6 +65,31 @@ struct RecordedTrackTests {
         #expect(track.points.map { $0.time / 1000 - TestFixes.start } == [1, 5, 3_600])
     }
 
+    /// A recorded fix `second` s after the start, driving east at 10 m/s (`stream --format json` with a speed).
+    static func drivingLine(_ second: Int64, east: Double) -> String {
+        "{\"class\":\"TPV\",\"mode\":3,\"time\":\"\(TestFixes.time(second))\",\"lat\":47.000000000,"
+            + "\"lon\":\(8 + east / 75_834.8),\"speed\":10.000,\"eph\":5.000,\"stationary\":false}\n"
+    }
+
+    @Test("given a minute's drive before and one after 00:00 UTC when loaded in UTC+2 and in UTC-5 then the track holds the UTC day's and today's distance what followed local midnight")
+    func distanceSinceLocalMidnight() throws {
+        let directory = try TemporaryDirectory()
+        let lateYesterday = (0..<60).map { Self.drivingLine(-9 * 3600 + $0, east: Double($0) * 10) }  // 23:00Z the day before
+        // 01:00Z, on from where the first ended (a gap's chord counts when its speed is plausible).
+        let early = (0..<60).map { Self.drivingLine(-7 * 3600 + $0, east: 600 + Double($0) * 10) }
+        try directory.write((lateYesterday + early).joined(), to: "all.json")
+        // UTC+2: local midnight is 22:00Z the day before, both drives are today's.
+        let east = try RecordedTrack.load(pattern: directory.path + "/all.json", now: Self.now, utcOffset: { _ in 7_200 })
+        #expect(east.points.count == 60, "the track is the UTC day's")
+        #expect(east.distance.day?.date == "2026-11-24")
+        #expect(east.distance.today >= 1_170 && east.distance.today <= 1_210, "\(east.distance.today)")
+        #expect(east.distance.latest == Timestamp(seconds: TestFixes.start - 7 * 3600 + 59))
+        // UTC-5: local midnight is 05:00Z, both drives were yesterday's.
+        let west = try RecordedTrack.load(pattern: directory.path + "/all.json", now: Self.now, utcOffset: { _ in -18_000 })
+        #expect(west.points.count == 60)
+        #expect(west.distance.today == 0 && west.distance.day == nil)
+    }
+
     @Test("given more fixes than the track keeps when loaded then the latest are kept")
     func capacity() throws {
         let directory = try TemporaryDirectory()

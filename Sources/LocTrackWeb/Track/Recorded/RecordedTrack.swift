@@ -1,42 +1,51 @@
+import LocTrack
+import LocTrackDistance
 import LocTrackFormats
 import LocTrackSystem
 
 /// The fixes `stream --output PATTERN` recorded since the start of the UTC day
 /// (`serve --track PATTERN`), so that the page shows the day so far, not only what came
-/// since `serve` started.
+/// since `serve` started; and today's distance over those recorded since local midnight.
 ///
 /// Reads the files the pattern names for each moment of the day up to now (one file for
-/// `tracks/%F.json`, up to 24 for `%F-%H.json`), JSON lines or GeoJSON lines; other lines
-/// (OwnTracks, a torn last line) are skipped and counted. The fixes are put in time order,
-/// one per time, and at most the latest ``TrackStore/defaultCapacity`` are kept.
+/// `tracks/%F.json`, up to 24 for `%F-%H.json`; from local midnight when that is earlier),
+/// JSON lines or GeoJSON lines; other lines (OwnTracks, a torn last line) are skipped and
+/// counted. The track's fixes are put in time order, one per time, and at most the latest
+/// ``TrackStore/defaultCapacity`` are kept. The odometer takes each fix since local
+/// midnight as it is read, so that a day at 10 Hz costs no copy of its own.
 public struct RecordedTrack: Sendable {
     /// The files that were there and read, in the order read.
     public let files: [String]
     /// Lines that were not fixes: another format's (OwnTracks), or torn.
     public let skippedLines: Int
     package let points: [TrackPoint]
+    /// The odometer and trips after the fixes recorded since local midnight.
+    package let distance: LiveDistance
 
     /// The number of fixes loaded.
     public var fixCount: Int { points.count }
 
-    package init(files: [String] = [], skippedLines: Int = 0, points: [TrackPoint]) {
+    package init(files: [String] = [], skippedLines: Int = 0, points: [TrackPoint], distance: LiveDistance = LiveDistance()) {
         self.files = files
         self.skippedLines = skippedLines
         self.points = points
+        self.distance = distance
     }
 
-    /// The day so far of `pattern` (`--track`'s value), by the wall clock.
+    /// The day so far of `pattern` (`--track`'s value), by the wall clock and the local zone.
     /// - Throws: 64 for a pattern that is not one `--output` takes, or that names GPX, CSV
     ///   or text files (serve reads back only JSON and GeoJSON lines); 74 for a file that
     ///   is there but cannot be read.
     public static func load(pattern: String) throws(LiveSetupError) -> RecordedTrack {
-        try load(pattern: pattern, now: wallClockSeconds())
+        try load(pattern: pattern, now: wallClockSeconds(), utcOffset: LiveClock.system.utcOffsetSeconds)
     }
 
-    /// The recorded fixes of the UTC day of `now` (seconds since 1970), up to `now`.
-    package static func load(pattern text: String, now: Int64, capacity: Int = TrackStore.defaultCapacity)
-        throws(LiveSetupError) -> RecordedTrack
-    {
+    /// The recorded fixes of the UTC day of `now` (seconds since 1970), up to `now`, and
+    /// the odometer over those of its local day (`utcOffset`: the zone's offset at a moment).
+    package static func load(
+        pattern text: String, now: Int64, utcOffset: @escaping (Int64) -> Int64 = { _ in 0 },
+        capacity: Int = TrackStore.defaultCapacity
+    ) throws(LiveSetupError) -> RecordedTrack {
         let pattern: TrackPathPattern
         do {
             pattern = try TrackPathPattern(text)
@@ -50,17 +59,36 @@ public struct RecordedTrack: Sendable {
                 exitCode: 64)
         }
         let dayStart = now - ((now % 86_400) + 86_400) % 86_400
-        var points: [TrackPoint] = []
+        let localDayStart = LocalDay(containing: now, utcOffset: utcOffset).start
+        var reading = Reading(trackSince: dayStart * 1000, travelSince: localDayStart, utcOffset: utcOffset)
         var files: [String] = []
         var skipped = 0
-        for name in fileNames(pattern, from: dayStart, through: now) {
-            guard let read = try readFile(name, since: dayStart * 1000, into: &points) else { continue }
+        for name in fileNames(pattern, from: min(dayStart, localDayStart), through: now) {
+            guard let read = try readFile(name, into: &reading) else { continue }
             files.append(name)
             skipped += read
             // Days at 10 Hz are more than the track keeps: drop the oldest as they come.
-            if points.count > 2 * capacity { points.removeFirst(points.count - capacity) }
+            if reading.points.count > 2 * capacity { reading.points.removeFirst(reading.points.count - capacity) }
         }
-        return RecordedTrack(files: files, skippedLines: skipped, points: Array(orderedByTime(points).suffix(capacity)))
+        return RecordedTrack(
+            files: files, skippedLines: skipped, points: Array(orderedByTime(reading.points).suffix(capacity)),
+            distance: reading.distance)
+    }
+
+    /// What the files read so far gave.
+    private struct Reading {
+        /// The track's fixes from this time on (milliseconds since 1970): the UTC day's.
+        let trackSince: Int64
+        /// The odometer's from this time on (seconds since 1970): local midnight's.
+        let travelSince: Int64
+        let utcOffset: (Int64) -> Int64
+        var points: [TrackPoint] = []
+        var distance = LiveDistance()
+
+        mutating func take(_ point: TrackPoint, travel: LocTrackDistance.TrackPoint) {
+            if point.time >= trackSince { points.append(point) }
+            if travel.time.seconds >= travelSince { distance.takeRecorded(travel, utcOffset: utcOffset) }
+        }
     }
 
     /// The names the pattern gives the moments from `start` through `end`, each once, in
@@ -84,9 +112,9 @@ public struct RecordedTrack: Sendable {
         }
     }
 
-    /// Reads the fixes at or after `since` (milliseconds) from the file `path` into
-    /// `points`; returns the number of lines skipped, or nil when there is no such file.
-    private static func readFile(_ path: String, since: Int64, into points: inout [TrackPoint]) throws(LiveSetupError) -> Int? {
+    /// Reads the fixes of the file `path` into `reading`; returns the number of lines
+    /// skipped, or nil when there is no such file.
+    private static func readFile(_ path: String, into reading: inout Reading) throws(LiveSetupError) -> Int? {
         let file: FileDescriptor
         do throws(Errno) {
             file = try openFile(path, .readOnly)
@@ -109,8 +137,8 @@ public struct RecordedTrack: Sendable {
             guard !chunk.isEmpty else { break }
             offset += Int64(chunk.count)
             lines.take(chunk) { line in
-                if let point = TPVLineScanner.point(line) {
-                    if point.time >= since { points.append(point) }
+                if let fix = TPVLineScanner.fix(line) {
+                    reading.take(fix.point, travel: fix.travel)
                 } else if !line.allSatisfy({ $0 == 0x20 || $0 == 0x0D || $0 == 0x09 }) {
                     skipped += 1
                 }

@@ -1,4 +1,5 @@
 import LocTrack
+import LocTrackDistance
 
 /// The track values of one recorded line: a TPV object as `stream --format json` writes it,
 /// or a GeoJSON Feature whose `properties` are one (`--format geojson`). Anything else (an
@@ -22,6 +23,7 @@ struct TPVLineScanner {
         var horizontalError: Double?
         var altitudeHAE: Double?
         var altitudeMSL: Double?
+        var speed: Double?
     }
 
     /// Deeper nesting is not a line loctrack wrote.
@@ -34,6 +36,12 @@ struct TPVLineScanner {
 
     /// The point of `line` (without its newline), or nil when it is not a fix.
     static func point(_ line: ArraySlice<UInt8>) -> TrackPoint? {
+        fix(line)?.point
+    }
+
+    /// The track's point of `line` and the fix as the odometer takes it (with its speed),
+    /// or nil when it is not a fix.
+    static func fix(_ line: ArraySlice<UInt8>) -> (point: TrackPoint, travel: LocTrackDistance.TrackPoint)? {
         var scanner = TPVLineScanner(line)
         var fields = Fields()
         scanner.skipWhitespace()
@@ -44,10 +52,14 @@ struct TPVLineScanner {
               (-90...90).contains(latitude), (-180...180).contains(longitude),
               fields.mode == 2 || fields.mode == 3
         else { return nil }
-        return TrackPoint(
+        let point = TrackPoint(
             time: time.seconds * 1000 + Int64(time.nanoseconds / 1_000_000), latitude: latitude, longitude: longitude,
             horizontalError: fields.horizontalError, altitudeMSL: fields.altitudeMSL, altitudeHAE: fields.altitudeHAE,
             isThreeD: fields.mode == 3, isDGPS: fields.status == 2)
+        let travel = LocTrackDistance.TrackPoint(
+            time: time, latitude: latitude, longitude: longitude, speed: fields.speed,
+            horizontalError: fields.horizontalError)
+        return (point, travel)
     }
 
     // MARK: Structure
@@ -90,12 +102,13 @@ struct TPVLineScanner {
         case .eph: return readNumber(&fields.horizontalError)
         case .altHAE: return readNumber(&fields.altitudeHAE)
         case .altMSL: return readNumber(&fields.altitudeMSL)
+        case .speed: return readNumber(&fields.speed)
         case .properties, .other: return skipValue(depth: depth + 1)
         }
     }
 
     private enum Key {
-        case properties, `class`, time, lat, lon, mode, status, eph, altHAE, altMSL, other
+        case properties, `class`, time, lat, lon, mode, status, eph, altHAE, altMSL, speed, other
 
         init(_ bytes: ArraySlice<UInt8>) {
             // By length first: most members are none of these.
@@ -106,6 +119,7 @@ struct TPVLineScanner {
             case 4 where bytes.elementsEqual("time".utf8): self = .time
             case 4 where bytes.elementsEqual("mode".utf8): self = .mode
             case 5 where bytes.elementsEqual("class".utf8): self = .class
+            case 5 where bytes.elementsEqual("speed".utf8): self = .speed
             case 6 where bytes.elementsEqual("status".utf8): self = .status
             case 6 where bytes.elementsEqual("altHAE".utf8): self = .altHAE
             case 6 where bytes.elementsEqual("altMSL".utf8): self = .altMSL

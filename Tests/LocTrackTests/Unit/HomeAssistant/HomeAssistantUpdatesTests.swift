@@ -1,5 +1,6 @@
 import LocTrack
 @testable import LocTrackCLI
+import LocTrackDistance
 import LocTrackMQTT
 import Testing
 @testable import LocTrackFormats
@@ -171,5 +172,96 @@ struct HomeAssistantUpdatesTests {
         #expect(updates.isStale(regionObject: "region_work"))
         #expect(!updates.isStale(regionObject: "region_home"))
         #expect(!updates.isStale(regionObject: "gpsd"))
+    }
+
+    // MARK: The odometer
+
+    static let odometerConfig = "homeassistant/sensor/loctrack-van_local/odometer/config"
+    static let movingConfig = "homeassistant/binary_sensor/loctrack-van_local/moving/config"
+
+    static func stateDocument(_ messages: [HomeAssistantMessage]) throws -> JSONValue? {
+        try messages.last { $0.topic == "loctrack/van/state" }.map { try JSONValue(parsing: $0.payload) }
+    }
+
+    @Test("given a command that measures no distance when announced and fed a drive then no odometer or moving entity and no odometer in the state")
+    func noOdometerNoEntities() throws {
+        var updates = Self.updates(interval: 1)
+        var messages = updates.announce(now: 0, spooled: 0)
+        messages += updates.take(.status(.connected(.default, release: "3.22")), now: 0, spooled: 0)
+        for second in Int64(0)..<5 {
+            messages += updates.take(.fix(Self.fix(second, north: Double(second) * 20)), now: second * 1000, spooled: 0)
+        }
+        messages += updates.announce(now: 6000, spooled: 0)
+        #expect(!Self.topics(messages).contains(Self.odometerConfig))
+        #expect(!Self.topics(messages).contains(Self.movingConfig))
+        let state = try #require(try Self.stateDocument(messages))
+        #expect(state["odometer"] == nil)
+        #expect(state["moving"] == nil)
+    }
+
+    @Test("given the first event with an odometer reading when taken then the odometer sensor and the moving binary sensor are configured once, before the state that carries them")
+    func firstReadingAnnouncesTheEntities() throws {
+        var updates = Self.updates()
+        _ = updates.announce(now: 0, spooled: 0)
+        let first = updates.take(
+            .status(.connected(.default, release: "3.22")), odometer: OdometerReading(metres: 1234.4, moving: false),
+            now: 0, spooled: 0)
+        #expect(Self.topics(first) == [Self.odometerConfig, Self.movingConfig, "loctrack/van/gpsd", "loctrack/van/state"])
+        let odometer = try JSONValue(parsing: first[0].payload)
+        #expect(odometer["device_class"]?.stringValue == "distance")
+        #expect(odometer["state_class"]?.stringValue == "total_increasing")
+        #expect(odometer["unit_of_measurement"]?.stringValue == "km")
+        #expect(odometer["suggested_display_precision"]?.doubleValue == 1)
+        #expect(odometer["unique_id"]?.stringValue == "loctrack-van_local_odometer")
+        #expect(odometer["object_id"]?.stringValue == "loctrack-van_local_odometer")
+        #expect(odometer["state_topic"]?.stringValue == "loctrack/van/state")
+        #expect(odometer["value_template"]?.stringValue == "{{ value_json.odometer }}")
+        #expect(odometer["availability_topic"]?.stringValue == "loctrack/van/availability")
+        #expect(odometer["device"]?["identifiers"] == .array([.string("loctrack_loctrack-van_local")]))
+        let moving = try JSONValue(parsing: first[1].payload)
+        #expect(moving["device_class"]?.stringValue == "moving")
+        #expect(moving["unique_id"]?.stringValue == "loctrack-van_local_moving")
+        #expect(moving["state_topic"]?.stringValue == "loctrack/van/state")
+        #expect(moving["value_template"]?.stringValue == "{{ 'ON' if value_json.moving else 'OFF' }}")
+        #expect(moving["unit_of_measurement"] == nil && moving["state_class"] == nil)
+        let state = try #require(try Self.stateDocument(first))
+        #expect(state["odometer"]?.doubleValue == 1.234)
+        #expect(state["moving"] == .bool(false))
+        #expect(state["mode"]?.stringValue == "no fix")
+        let next = updates.take(.fix(Self.fix(0)), odometer: OdometerReading(metres: 1234.4, moving: false), now: 0, spooled: 0)
+        #expect(!Self.topics(next).contains(Self.odometerConfig) && !Self.topics(next).contains(Self.movingConfig))
+    }
+
+    @Test("given a moving receiver at 1 Hz with the odometer when fixes arrive then the distance goes out once per interval and a stop at once")
+    func odometerWithTheInterval() throws {
+        var updates = Self.updates(interval: 10)
+        var sent: [(second: Int64, kilometres: Double?, moving: Bool?)] = []
+        func take(_ second: Int64, metres: Double, moving: Bool) throws {
+            let messages = updates.take(
+                .fix(Self.fix(second, north: metres)), odometer: OdometerReading(metres: metres, moving: moving),
+                now: second * 1000, spooled: 0)
+            if let state = try Self.stateDocument(messages) {
+                sent.append((second, state["odometer"]?.doubleValue, state["moving"]?.boolValue))
+            }
+        }
+        for second in Int64(0)..<25 { try take(second, metres: Double(second) * 15, moving: true) }
+        // Stopped at 375 m: the change of motion goes at once, the parked readings no more.
+        for second in Int64(25)..<40 { try take(second, metres: 375, moving: false) }
+        #expect(sent.map(\.second) == [0, 10, 20, 25])
+        #expect(sent.map(\.kilometres) == [0, 0.15, 0.3, 0.375])
+        #expect(sent.map(\.moving) == [true, true, true, false])
+    }
+
+    @Test("given the odometer was announced when Home Assistant restarts then its entities are announced again with the latest reading")
+    func reannouncedWithTheOdometer() throws {
+        var updates = Self.updates()
+        _ = updates.take(.fix(Self.fix(0)), odometer: OdometerReading(metres: 52_000.4996, moving: true), now: 0, spooled: 0)
+        let again = updates.announce(now: 1000, spooled: 0)
+        #expect(Self.topics(again).contains(Self.odometerConfig))
+        #expect(Self.topics(again).contains(Self.movingConfig))
+        #expect(Self.topics(again).firstIndex(of: Self.movingConfig)! < Self.topics(again).firstIndex(of: "loctrack/van/state")!)
+        let state = try #require(try Self.stateDocument(again))
+        #expect(state["odometer"]?.doubleValue == 52)
+        #expect(state["moving"] == .bool(true))
     }
 }
