@@ -144,7 +144,8 @@ struct PublishCommandParsingTests {
         #expect(!refused.description.contains("hunter2"))
         #expect(refused.description == "--publish: the broker URL must not contain a password (it would show in ps): "
             + "use LOCTRACK_MQTT_PASSWORD or --password-file")
-        #expect(throws: UsageError.invalidBrokerURL(reason: "the broker URL must start with mqtt:// or mqtts://")) {
+        #expect(throws: UsageError.invalidBrokerURL(
+            reason: "the URL must start with mqtt:// or mqtts:// (a broker), or http:// or https:// (a Traccar server)")) {
             try Command(arguments: ["stream", "--publish", "tcp://h/t"])
         }
         #expect(throws: UsageError.missingValue(option: "--publish")) { try Command(arguments: ["stream", "--publish"]) }
