@@ -196,7 +196,7 @@ let package = Package(
         // purpose: `swift build --build-tests --target LocTrackDistanceTests` builds no client library.
         .testTarget(
             name: "LocTrackDistanceTests",
-            dependencies: ["LocTrackDistance", "LocTrack", "LocTrackSystem"],
+            dependencies: ["LocTrackDistance", "LocTrack", "LocTrackSystem", "LocTrackTestSupport"],
             exclude: ["Fixtures"],
             swiftSettings: strictSettings
         ),
