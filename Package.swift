@@ -193,10 +193,10 @@ let package = Package(
         ),
         // The odometer and trips over generated drives and the shared stationary recordings
         // (Fixtures, copied with their licence), and the odometer's state file. Small on
-        // purpose: `swift build --build-tests --target LocTrackDistanceTests` builds no client library.
+        // purpose: it needs no client library (no libmosquitto, libcurl or libxml2).
         .testTarget(
             name: "LocTrackDistanceTests",
-            dependencies: ["LocTrackDistance", "LocTrack", "LocTrackSystem"],
+            dependencies: ["LocTrackDistance", "LocTrack", "LocTrackSystem", "LocTrackTestSupport"],
             exclude: ["Fixtures"],
             swiftSettings: strictSettings
         ),

@@ -3,42 +3,14 @@ import LocTrackSystem
 
 extension MonitorStore {
     /// Replaces the state file with `snapshot`, atomically and durably (the exclusive
-    /// lock held): a new file beside it (`O_EXCL`, mode 0600), written and synced, renamed
-    /// over the state file, and the folder synced so the rename itself survives a power
-    /// cut. On any failure the new file is removed and the old state stays as it was.
+    /// lock held; ``replaceFileDurably(_:with:temporary:mode:folder:)``): a reader sees
+    /// the old state or the new, and on any failure the old state stays as it was.
     func write(_ snapshot: MonitorSnapshot) throws(GeofenceError) {
         let bytes = MonitorFileFormat.encode(snapshot)
-        let temporary = temporaryPath
-        try? removeFile(temporary)  // a leftover of a writer that died; usually absent
-        let file = try io(temporary, "create") { () throws(Errno) in
-            try openFile(temporary, [.writeOnly, .create, .exclusive], mode: Self.fileMode)
-        }
-        let descriptor = file.rawValue
         do {
-            try io(temporary, "write") { () throws(Errno) in
-                try writeAll(descriptor, bytes)
-            }
-            try io(temporary, "sync") { () throws(Errno) in try syncFile(descriptor) }
+            try replaceFileDurably(statePath, with: bytes, temporary: temporaryPath, mode: Self.fileMode, folder: directory)
         } catch {
-            _ = consume file
-            try? removeFile(temporary)
-            throw error
-        }
-        do throws(GeofenceError) {
-            do throws(Errno) { try file.close() } catch {
-                throw GeofenceError.stateFileIO(path: temporary, operation: "close", errorNumber: error.code)
-            }
-            try io(statePath, "rename \(temporary) over") { () throws(Errno) in try renameFile(temporary, over: statePath) }
-        } catch {
-            try? removeFile(temporary)
-            throw error
-        }
-        do {
-            try syncDirectory(directory)
-        } catch where error == .invalidArgument {
-            // The file system cannot sync a directory (some FUSE ones): the rename is done.
-        } catch {
-            throw .stateFileIO(path: directory, operation: "sync the directory", errorNumber: error.code)
+            throw .stateFileIO(path: error.path, operation: error.operation, errorNumber: error.errno.code)
         }
     }
 

@@ -1,3 +1,4 @@
+import LocTrackTestSupport
 /// The generated drives the tests measure, each from a fixed seed.
 enum Drives {
     /// An hour standing still, at 1 Hz.

@@ -1,6 +1,7 @@
 import Glibc
 import LocTrack
 import LocTrackDistance
+import LocTrackTestSupport
 
 /// How a simulated receiver gets a ``Trajectory`` wrong: what it reports for each epoch.
 ///

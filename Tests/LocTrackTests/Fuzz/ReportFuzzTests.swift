@@ -1,3 +1,4 @@
+import LocTrackTestSupport
 import Foundation
 @testable import LocTrack
 @testable import LocTrackCLI

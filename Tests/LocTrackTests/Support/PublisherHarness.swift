@@ -1,3 +1,4 @@
+import LocTrackTestSupport
 import Foundation
 import Glibc
 @testable import LocTrackMQTT

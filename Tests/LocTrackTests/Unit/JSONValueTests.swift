@@ -1,3 +1,4 @@
+import LocTrackTestSupport
 @testable import LocTrack
 import Testing
 

@@ -1,3 +1,4 @@
+import LocTrackTestSupport
 import LocTrack
 import LocTrackDistance
 import Foundation
@@ -22,7 +23,7 @@ struct GeneratedDrive {
     let fixes: [Fix]
 
     init(device: String? = "/dev/ttyACM0", seed: UInt64 = 1) {
-        var random = SeededRandom(seed)
+        var random = SplitMix64(seed: seed)
         var fixes: [Fix] = []
         var second = 0
         var east = 0.0
@@ -36,7 +37,7 @@ struct GeneratedDrive {
         }
         func park() {
             for _ in 0..<Self.parkedSeconds {
-                add(east: east + random.gaussian(deviation: 2.5), north: random.gaussian(deviation: 2.5), speed: 0.2)
+                add(east: east + random.gaussian(2.5), north: random.gaussian(2.5), speed: 0.2)
             }
         }
         func drive(_ direction: Double) {
@@ -67,33 +68,5 @@ struct GeneratedDrive {
 
     static func rounded(_ degrees: Double) -> Double {
         (degrees * 1e9).rounded() / 1e9
-    }
-}
-
-/// A small deterministic generator (SplitMix64), so a failure can be replayed.
-struct SeededRandom {
-    private var state: UInt64
-
-    init(_ seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// Uniform in 0..<1.
-    mutating func unit() -> Double {
-        Double(next() >> 11) / Double(1 << 53)
-    }
-
-    /// Normal, mean 0 (Box-Muller).
-    mutating func gaussian(deviation: Double) -> Double {
-        let u = max(unit(), 1e-12)
-        return deviation * sqrt(-2 * log(u)) * cos(2 * .pi * unit())
     }
 }

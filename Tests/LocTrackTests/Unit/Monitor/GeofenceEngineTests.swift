@@ -1,3 +1,4 @@
+import LocTrackTestSupport
 import Testing
 @testable import LocTrack
 @testable import LocTrackMonitor

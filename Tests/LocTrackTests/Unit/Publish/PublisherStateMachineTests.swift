@@ -1,3 +1,4 @@
+import LocTrackTestSupport
 import LocTrack
 @testable import LocTrackMQTT
 import Testing

@@ -1,3 +1,4 @@
+import LocTrackTestSupport
 @testable import LocTrackMQTT
 @testable import LocTrackSpool
 import Testing
