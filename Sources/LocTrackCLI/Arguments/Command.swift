@@ -14,6 +14,8 @@ public enum Command: Equatable, Sendable {
     case serve(ServeOptions)
     /// `loctrack trips FILE…`: checked here, then run by the program `loctrack-trips`.
     case trips(TripsOptions)
+    /// `loctrack odometer [--set METERS]`: print the kept odometer, or set it.
+    case odometer(OdometerOptions)
     /// `loctrack help [COMMAND]`, `--help`, `-h`: print help for `topic` (nil: overview).
     case help(topic: HelpTopic)
     case version
@@ -131,6 +133,8 @@ public enum Command: Equatable, Sendable {
             self = options.helpRequested ? .help(topic: .serve) : .serve(options)
         case "trips":
             self = try Self.parseTrips(remaining)
+        case "odometer":
+            self = try Self.parseOdometer(remaining)
         case "help":
             guard let name = remaining.popFirst() else {
                 self = .help(topic: .overview)
@@ -274,6 +278,26 @@ public enum Command: Equatable, Sendable {
         return .trips(options)
     }
 
+    private static func parseOdometer(_ arguments: ArraySlice<String>) throws(UsageError) -> Command {
+        var options = OdometerOptions()
+        var scanner = ArgumentScanner(arguments, command: OptionTable.odometer)
+        while let argument = try scanner.next() {
+            switch argument {
+            case .option("--help"), .option("-h"):
+                return .help(topic: .odometer)
+            case .option("--set"):
+                options.setMetres = try scanner.nonNegativeNumber(for: "--set", unit: "metres")
+            case .option("--odometer-file"):
+                options.file = try scanner.value(for: "--odometer-file")
+            case .option(let name):
+                throw UsageError.unknownOption(name, command: "odometer")
+            case .positional(let text):
+                throw UsageError.unexpectedArgument(text, command: "odometer")
+            }
+        }
+        return .odometer(options)
+    }
+
     private static func parseCompletions(_ arguments: ArraySlice<String>) throws(UsageError) -> Command {
         var shell: CompletionShell?
         var scanner = ArgumentScanner(arguments, command: OptionTable.completions)
@@ -312,6 +336,7 @@ public enum HelpTopic: String, Equatable, Sendable, CaseIterable {
     case monitor
     case serve
     case trips
+    case odometer
     case help
     case completions
 

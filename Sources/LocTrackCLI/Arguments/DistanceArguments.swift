@@ -37,3 +37,17 @@ struct DistanceArguments {
         return true
     }
 }
+
+/// `loctrack odometer`: the odometer kept in `--odometer-file` (or the default file), printed,
+/// or set to `--set METERS` (the vehicle's own reading).
+public struct OdometerOptions: Equatable, Sendable {
+    /// `--set METERS`; nil: print it.
+    public var setMetres: Double?
+    /// `--odometer-file FILE` (nil: `$XDG_STATE_HOME/loctrack/odometer`).
+    public var file: String?
+
+    public init(setMetres: Double? = nil, file: String? = nil) {
+        self.setMetres = setMetres
+        self.file = file
+    }
+}

@@ -12,7 +12,7 @@ import LocTrackSinks
 enum OptionTable {
     /// Every command path, parents before their subcommands.
     static let commands: [CommandSpec] = [
-        root, stream, once, monitor, monitorAdd, monitorRemove, monitorList, monitorRun, monitorExport, serve, trips, help,
+        root, stream, once, monitor, monitorAdd, monitorRemove, monitorList, monitorRun, monitorExport, serve, trips, odometer, help,
         completions,
         recordWriter,
     ]
@@ -88,6 +88,12 @@ enum OptionTable {
         format(TripsFormat.allCases.map(\.rawValue)),
         helpOption,
     ], operand: OperandSpec(name: "FILE", value: .file, isOptional: false, repeats: true))
+
+    static let odometer = CommandSpec("odometer", "print the kept odometer, or set it to the vehicle's reading", options: [
+        OptionSpec("--set", .number, "METERS", "set the odometer to METERS (stop loctrack first)"),
+        OptionSpec("--odometer-file", .file, "FILE", "the odometer in FILE (default $XDG_STATE_HOME/loctrack/odometer)"),
+        helpOption,
+    ])
 
     static let help = CommandSpec("help", "explain a command", options: [],
                                   operand: OperandSpec(name: "COMMAND", value: .choice(HelpTopic.commands), isOptional: true))

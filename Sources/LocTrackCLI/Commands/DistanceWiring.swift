@@ -22,16 +22,8 @@ enum DistanceWiring {
         environment: [String: String] = StateDirectory.processEnvironment
     ) -> Started {
         guard options.measuresForOutput || forTraccar else { return .off }
-        let path: String
-        if let given = options.odometerFile {
-            path = given
-        } else {
-            do throws(GeofenceError) {
-                path = try StateDirectory.resolve(environment: environment) + "/odometer"
-            } catch {
-                printError("cannot keep the odometer: \(error)")
-                return .failed(.outputFailed)
-            }
+        guard let path = OdometerFile.path(given: options.odometerFile, environment: environment) else {
+            return .failed(.outputFailed)
         }
         do throws(OdometerKeeperError) {
             let keeper = try OdometerKeeper(path: path)

@@ -77,6 +77,8 @@ public enum CLI {
             return ServeCommand(options: options).run()
         case .trips(let options):
             return TripsCommand(options: options, stdoutIsTerminal: output.isTerminal).run()
+        case .odometer(let options):
+            return OdometerCommand(options: options, output: output).run()
         case .recordWriter(let options):
             return TrackWriter(options: options).run()
         }

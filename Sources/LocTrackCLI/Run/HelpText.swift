@@ -12,6 +12,7 @@ enum HelpText {
         case .monitor: monitor
         case .serve: serve
         case .trips: trips
+        case .odometer: odometer
         case .completions: completions
         }
     }
@@ -32,6 +33,7 @@ enum HelpText {
                           [--track PATTERN] [--tiles URL-TEMPLATE [--tiles-attribution TEXT]]
                           [--stale SECONDS] [--max-streams N] [--verbose] [SOURCE]
           loctrack trips  [--format json|text|csv] FILE...
+          loctrack odometer [--set METERS] [--odometer-file FILE]
           loctrack help [COMMAND]
           loctrack completions bash|zsh|fish
           loctrack --version | -V
@@ -42,6 +44,7 @@ enum HelpText {
           monitor      named, persistent geofences: enter/leave events that do not flap
           serve        a live map and the receiver's status in the browser
           trips        the trips in recorded track files (JSON lines, CSV, GPX)
+          odometer     print the kept odometer, or set it to the vehicle's reading
           completions  print a completion script for bash, zsh or fish
 
         SOURCE is [host][:port[:device]] as for gpsd's own clients
@@ -260,6 +263,28 @@ enum HelpText {
           loctrack serve                          (http://127.0.0.1:8947/, this computer only)
           loctrack serve --monitor home --track '/var/lib/loctrack/tracks/%F.json'
           loctrack serve --listen 0.0.0.0:8947 --token-file /etc/loctrack/serve.token
+
+        """
+
+    static let odometer = """
+        Usage: loctrack odometer [--set METERS] [--odometer-file FILE]
+
+        Prints the odometer that stream and monitor run keep (--odometer, --trips, or a
+        Traccar --publish), in metres, or sets it: to the vehicle's own reading, say,
+        so that the distance Traccar and Home Assistant show matches the dashboard.
+        Set it while loctrack is stopped (systemctl stop loctrack): a running loctrack
+        keeps its own count and would write over it. Exits 65 when the file is not an
+        odometer file, 74 when it cannot be read or written.
+
+        Options:
+          --set METERS           set the odometer to METERS (0 or more)
+          --odometer-file FILE   the odometer kept in FILE (default
+                                 $XDG_STATE_HOME/loctrack/odometer)
+          -h, --help             this help
+
+        Examples:
+          loctrack odometer                       # 1083.588
+          loctrack odometer --set 123456700       # 123,456.7 km
 
         """
 

@@ -40,6 +40,16 @@ struct CommandParsingTests {
         #expect(throws: UsageError.self) { try Command(arguments: ["stream", "--odometer-file"]) }
     }
 
+    @Test("given the odometer command when parsed then it prints or sets, and refuses what it cannot take")
+    func odometerCommand() throws {
+        #expect(try Command(arguments: ["odometer"]) == .odometer(OdometerOptions()))
+        #expect(try Command(arguments: ["odometer", "--set", "123456.7", "--odometer-file", "/var/lib/lt/odo"])
+            == .odometer(OdometerOptions(setMetres: 123_456.7, file: "/var/lib/lt/odo")))
+        #expect(try Command(arguments: ["odometer", "--help"]) == .help(topic: .odometer))
+        #expect(throws: UsageError.self) { try Command(arguments: ["odometer", "--set", "-1"]) }
+        #expect(throws: UsageError.self) { try Command(arguments: ["odometer", "12"]) }
+    }
+
     @Test("given stream's filters and limits when parsed then each is kept exactly, metres as decimals")
     func streamFilters() throws {
         #expect(try Command(arguments: [
