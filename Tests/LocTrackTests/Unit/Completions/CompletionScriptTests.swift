@@ -12,7 +12,7 @@ import Testing
 @Suite("Completion scripts", .timeLimit(.minutes(1)))
 struct CompletionScriptTests {
     static let formats = OutputFormat.allCases.map(\.rawValue).sorted()
-    static let commands = ["completions", "help", "monitor", "once", "serve", "stream", "trips"]
+    static let commands = ["completions", "help", "monitor", "odometer", "once", "serve", "stream", "trips"]
 
     /// Command lines and what every shell must offer for them (sorted), as bash splits them.
     static let cases: [(words: [String], expected: [String])] = [
