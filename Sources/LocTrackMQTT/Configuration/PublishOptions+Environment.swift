@@ -19,13 +19,24 @@ extension PublishOptions {
     /// - Throws: ``PublishConfigurationError/noSpoolDirectory`` when neither is usable.
     public func spoolDirectory(environment: [String: String]) throws(PublishConfigurationError) -> String {
         if let spoolDirectory { return spoolDirectory }
+        guard let folder = Self.defaultSpoolFolder(named: clientID, environment: environment) else {
+            throw .noSpoolDirectory
+        }
+        return folder
+    }
+
+    /// `$XDG_STATE_HOME/loctrack/spool/NAME` when `XDG_STATE_HOME` is an absolute path (the
+    /// XDG spec ignores relative ones), else `$HOME/.local/state/loctrack/spool/NAME`: where
+    /// every uplink's spool goes without `--spool` (a broker's by client id, a Traccar
+    /// server's by device). nil when neither variable is usable.
+    public static func defaultSpoolFolder(named name: String, environment: [String: String]) -> String? {
         if let stateHome = environment["XDG_STATE_HOME"], stateHome.hasPrefix("/") {
-            return Self.joined(stateHome, "loctrack/spool/" + clientID)
+            return joined(stateHome, "loctrack/spool/" + name)
         }
         if let home = environment["HOME"], home.hasPrefix("/") {
-            return Self.joined(home, ".local/state/loctrack/spool/" + clientID)
+            return joined(home, ".local/state/loctrack/spool/" + name)
         }
-        throw .noSpoolDirectory
+        return nil
     }
 
     /// The broker password: `LOCTRACK_MQTT_PASSWORD` when it is set and not empty, else

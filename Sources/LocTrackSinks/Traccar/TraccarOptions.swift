@@ -1,4 +1,5 @@
 public import LocTrackTraccar
+import LocTrackMQTT
 
 /// One `--publish http(s)://HOST[:PORT]/?id=DEVICE` and its companions: a Traccar server
 /// that gets each accepted fix as an OsmAnd position (docs/traccar.md).
@@ -24,20 +25,10 @@ public struct TraccarOptions: Equatable, Sendable {
         self.thinning = thinning
     }
 
-    /// `--spool` as given, else `spool/traccar-DEVICE` in loctrack's state folder
-    /// (`$XDG_STATE_HOME/loctrack`, else `$HOME/.local/state/loctrack`): the MQTT spools'
-    /// folder, one per device id.
-    /// - Returns: nil when neither variable is an absolute path.
+    /// `--spool` as given, else `traccar-DEVICE` beside the brokers' spools
+    /// (``PublishOptions/defaultSpoolFolder(named:environment:)``), one per device id.
+    /// - Returns: nil when neither `XDG_STATE_HOME` nor `HOME` is an absolute path.
     public func spoolDirectory(environment: [String: String]) -> String? {
-        if let spoolDirectory { return spoolDirectory }
-        let state: String
-        if let stateHome = environment["XDG_STATE_HOME"], stateHome.hasPrefix("/") {
-            state = stateHome
-        } else if let home = environment["HOME"], home.hasPrefix("/") {
-            state = (home.hasSuffix("/") ? home : home + "/") + ".local/state"
-        } else {
-            return nil
-        }
-        return (state.hasSuffix("/") ? state : state + "/") + "loctrack/spool/" + url.spoolFolderName
+        spoolDirectory ?? PublishOptions.defaultSpoolFolder(named: url.spoolFolderName, environment: environment)
     }
 }

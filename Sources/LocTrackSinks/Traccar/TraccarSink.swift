@@ -34,10 +34,9 @@ package final class TraccarSink: Sink {
         guard let spoolDirectory = options.spoolDirectory(environment: environment) else {
             throw .noSpoolDirectory
         }
-        var configuration = TraccarUplinkConfiguration(
+        let configuration = TraccarUplinkConfiguration(
             url: options.url, caFile: options.caFile, spoolDirectory: spoolDirectory,
             spoolLimitBytes: options.spoolLimitBytes, userAgent: "loctrack/\(LocTrackVersion.number)")
-        configuration.caFile = options.caFile
         let fatal = self.fatal
         do {
             uplink = try TraccarUplink(configuration) { status in
