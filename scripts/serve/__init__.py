@@ -5,8 +5,8 @@ Real processes only: gpsd fed by gpsfake (the demo drive, demo/track.nmea, and a
 fixtures/nmea-rtk.log), the real `loctrack serve` (the release binaries .build/release/loctrack and
 the loctrack-serve it execs, built by `make serve`), headless Chromium driven by chromedriver
 (Debian's chromium, chromium-driver and python3-selenium, so /usr/bin/python3), and schemathesis
-from PyPI in its own venv (.build-serve/venv). The scripted gpsd only feeds test 6, a steady
-100 fixes a second that a real gpsd cannot give on demand. What the page shows is compared with
+from PyPI in its own venv (.build-serve/venv). The scripted gpsd only feeds tests 6 and 8, a
+steady rate of fixes that a real gpsd cannot give on demand. What the page shows is compared with
 what gpsd sent, read by gpspipe on the same gpsd, and with a reference `loctrack monitor run`.
 
   python3 scripts/serve [test] [--loctrack PATH] [--only 1,3] [--out DIR] [--figures DIR]
@@ -22,12 +22,15 @@ circle, track after a 10 s cut of the event connection, satellites, regions, "de
 recording ("RTK fixed"; stale 3 s after a pause of the fixes, not before), 3 the access token and
 the headers, 4 refused starts (exit codes 64, 69, 78), 5 hostile and malformed requests and a
 slowloris, 6 1,000 connections and 100 streams of which 10 stop reading, 7 schemathesis against
-web/openapi.json. Every test is skipped, with a message, while loctrack-serve is not built; 7
-also while web/openapi.json does not exist. About 90 s in all on 2 cores.
+web/openapi.json, 8 a crowd of slow clients over the 256-connection limit (300 half-open requests,
+20 stalled streams): a normal request answered within 2 s, the oldest half-open ones closed to
+make room, no gap for the streams that read. Every test is skipped, with a message, while
+loctrack-serve is not built; 7 also while web/openapi.json does not exist. About 100 s in all on
+2 cores.
 
 Modules: harness (settings, recordings, the token file, regions, a reference loctrack), browser (Chromium),
-feed (the scripted gpsd of test 6), venv (schemathesis), the tests (test_page 1, test_rtk 2,
-test_access 3, test_startup 4, test_requests 5, test_load 6, test_openapi 7), cli. Shared with the
+feed (the scripted gpsd of tests 6 and 8), venv (schemathesis), the tests (test_page 1, test_rtk 2,
+test_access 3, test_startup 4, test_requests 5, test_load 6, test_openapi 7, test_crowd 8), cli. Shared with the
 other tools, in scripts/support: processes, procfs, results, scripted_gpsd, suite, waiting,
 pinned_venv, and, written for these tests and the serve benchmark: serve_process, gpsd_replay,
 http_raw, sse_clients, tcp_relay.

@@ -19,7 +19,8 @@ from support.results import Result
 from support.serve_process import serve_binary
 from support.suite import Skip
 
-from . import browser, test_access, test_load, test_openapi, test_page, test_requests, test_rtk, test_startup, venv
+from . import (browser, test_access, test_crowd, test_load, test_openapi, test_page, test_requests, test_rtk,
+               test_startup, venv)
 from .harness import ROOT, Settings
 
 # (id, module, needs the browser); each module has TITLE, EXPECTATION, run().
@@ -31,6 +32,7 @@ TESTS = [
     ("5", test_requests, False),
     ("6", test_load, False),
     ("7", test_openapi, False),
+    ("8", test_crowd, False),
 ]
 
 
