@@ -4,6 +4,7 @@
  *   store.js      the page's state, its one owner: the others read it and subscribe
  *   feed.js       the transport: loading, /events, reconnecting with Last-Event-ID
  *   map.js        the map: track, fix, accuracy, regions (Leaflet)
+ *   layers.js     the tile layers: the online map, the charts, the layer switch
  *   panel.js      the panel: readings, sky, regions, banner (sky.js draws the sky)
  *   distance.js   the distance panel: today's distance, motion, the trip under way
  *   controls.js   Follow and the phone's details toggle
@@ -18,6 +19,7 @@ import * as controls from './controls.js';
 import * as distance from './distance.js';
 import * as feed from './feed.js';
 import * as hooks from './hooks.js';
+import * as layers from './layers.js';
 import * as map from './map.js';
 import * as panel from './panel.js';
 import * as staleness from './staleness.js';
@@ -28,6 +30,7 @@ import './sky.js';
 hooks.start();
 controls.start();
 map.start();
+layers.start();
 panel.start();
 distance.start();
 staleness.start();

@@ -6,6 +6,7 @@
 import * as store from './store.js';
 import * as words from './words.js';
 import * as map from './map.js';
+import { tileLayers } from './layers.js';
 import { eventsOpen } from './feed.js';
 
 // From the moment the modules run, before the first load: a violation then counts too.
@@ -74,6 +75,7 @@ const view = Object.freeze({
   get banner() { return store.state.banner; },
   get follow() { return store.state.follow; },
   get eventsOpen() { return eventsOpen(); },
-  get tiles() { return !!(store.state.config && store.state.config.tiles); },
+  get tiles() { return tileLayers().some((layer) => layer.shown); },
+  get layers() { return tileLayers(); },
   get cspViolations() { return cspViolations.slice(); },
 });

@@ -5,16 +5,13 @@
  * `L` is the global of Debian's libjs-leaflet (leaflet.js, 1.7.1), which index.html loads
  * as a classic deferred script before app.js: it is there when this module runs.
  *
- * A new layer (distance rings, trips, a tile overlay) is a module of its own that
- * subscribes to the store and adds itself with whenMap(); this one needs no change. */
+ * A new layer (distance rings, trips, the tile layers of layers.js) is a module of its own
+ * that subscribes to the store and adds itself with whenMap(); this one needs no change. */
 
 import * as store from './store.js';
 import { regionColour } from './words.js';
 
 const FIRST_ZOOM = 16;
-
-const HTML_ESCAPES = Object.freeze({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' });
-const escapeHTML = (text) => text.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]);
 
 // The view's own bookkeeping: Leaflet's objects, not the page's state.
 let map = null;
@@ -23,11 +20,12 @@ let marker = null;
 let accuracy = null;
 let redrawPending = false;
 let centred = false;                 // the view was fitted or centred once; never again by itself
+let startingView = null;             // where to look with nothing to fit (setStartingView)
 const regionLayers = new Map();      // region id -> its Leaflet layer
 const waitingForMap = [];
 
 export function start() {
-  store.subscribe('config', ({ first }) => { if (first) create(store.state.config); });
+  store.subscribe('config', ({ first }) => { if (first) create(); });
   store.subscribe('track', ({ first }) => {
     setTrack(store.state.trackPoints);
     if (first) fitOnce(store.state.fix);
@@ -53,7 +51,14 @@ export function whenMap(add) {
   else waitingForMap.push(add);
 }
 
-function create(config) {
+/* Where the first view goes when the first load has neither a track nor a fix:
+ * `{center: [lat, lon], zoom}` or `{bounds: [[south, west], [north, east]]}` (a chart's,
+ * from layers.js). Offered from a whenMap callback, before the first fit. */
+export function setStartingView(view) {
+  startingView = view;
+}
+
+function create() {
   const container = document.getElementById('map');
   map = L.map(container, {
     preferCanvas: false,
@@ -62,17 +67,6 @@ function create(config) {
     zoomControl: true,
     attributionControl: true,
   });
-  const tiles = config && config.tiles;
-  if (tiles && typeof tiles.url === 'string' && tiles.url) {
-    L.tileLayer(tiles.url, {
-      // Leaflet inserts an attribution as HTML; --tiles-attribution is text (docs/http.md).
-      attribution: typeof tiles.attribution === 'string' ? escapeHTML(tiles.attribution) : '',
-      maxNativeZoom: 19,
-      maxZoom: 22,
-    }).addTo(map);
-  } else {
-    container.classList.add('no-tiles');
-  }
   L.control.scale({ position: 'bottomleft' }).addTo(map);
 
   // Regions below the track; the fix above everything, the regions' labels
@@ -140,19 +134,23 @@ function showFix(fix) {
   }
 }
 
-/* Once, on the first load: the whole track, else the fix, else the world (and then
- * the first fix that comes centres the map, once). Never again by itself. */
+/* Once, on the first load: the whole track, else the fix, else the starting view a
+ * chart offered, else the world (and then the first fix that comes centres the map,
+ * once). Never again by itself. */
 function fitOnce(latest) {
   const bounds = track.getBounds();
   const bottom = window.matchMedia('(min-width: 900px)').matches ? 24 : 90;
+  const padding = { paddingTopLeft: [24, 48], paddingBottomRight: [24, bottom], animate: false };
   if (bounds.isValid()) {
     centred = true;
-    map.fitBounds(bounds, {
-      paddingTopLeft: [24, 48], paddingBottomRight: [24, bottom], maxZoom: 17, animate: false,
-    });
+    map.fitBounds(bounds, Object.assign({ maxZoom: 17 }, padding));
   } else if (latest) {
     centred = true;
     map.setView([latest.lat, latest.lon], FIRST_ZOOM, { animate: false });
+  } else if (startingView && startingView.bounds) {
+    map.fitBounds(startingView.bounds, padding);
+  } else if (startingView) {
+    map.setView(startingView.center, startingView.zoom, { animate: false });
   } else {
     map.setView([20, 0], 2, { animate: false });
   }

@@ -31,7 +31,7 @@ const TOPICS = Object.freeze([
 ]);
 
 const s = {
-  config: null,            // frozen: version, staleSeconds, monitor, tiles
+  config: null,            // frozen: version, staleSeconds, monitor, tiles, layers
   lastEventId: null,
   fix: null,
   fixArrivedAt: null,      // performance.now() when the latest fix arrived
@@ -136,6 +136,7 @@ export function applyLoad({ config, track, fix, sky, status, distance, regions }
     staleSeconds: config && Number.isFinite(config.staleSeconds) ? config.staleSeconds : 3,
     monitor: config && config.monitor,
     tiles: config && config.tiles,
+    layers: Object.freeze(config && Array.isArray(config.layers) ? config.layers.map(Object.freeze) : []),
   });
 
   const points = track && Array.isArray(track.points)
