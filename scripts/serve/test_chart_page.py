@@ -30,7 +30,7 @@ import math
 import re
 import shutil
 import time
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional
 
 from support import mbtiles
 from support.gpsd_replay import Replay, distance_m

@@ -65,8 +65,8 @@ class Layer:
 def make_layers(folder: Path) -> List[Layer]:
     layers = [Layer(charts.harbour(folder), charts.harbour_layer(1)), Layer(charts.seamarks(folder), charts.seamarks_layer(2))]
     bounds = (2.2, 48.7, 2.5, 48.95)
-    zooms = range(5, 10)
-    sea = mbtiles.tiles_in([9], bounds)[:6]
+    zooms = range(5, 13)
+    sea = mbtiles.tiles_in([12], bounds)  # its last zoom all one image: stored once
     metadata = mbtiles.metadata_for("Mbutil chart", zooms, bounds, kind="baselayer", attribution="mbutil")
     chart = mbtiles.make_chart(folder / "mbutil.mbtiles", zooms, bounds, metadata, layout="mbutil", shared=sea)
     layers.append(Layer(chart, charts.layer(3, "Mbutil chart", "png", zooms, bounds, None, "mbutil", False)))

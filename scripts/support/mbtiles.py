@@ -18,9 +18,11 @@ flip the row serves another tile, of another colour, with another label.
   make_big_chart(path, MB)    several hundred MB quickly: incompressible padding, many rows; the
                               expected bytes recomputed on demand rather than kept
   JPEG_TILE, WEBP_TILE        fixed 256x256 tiles of those formats (made once with Chromium's canvas)
+  padded_tile(address, size)  a tile of exactly `size` bytes, cheap (one-colour PNG + padding): the
+                              big chart's and the bench's
   the bad files               not_sqlite, empty_file, no_tiles_table, wrong_columns, vector_tiles,
-                              unknown_format, no_tiles; a folder, a FIFO and a missing path need
-                              no helper
+                              unknown_format, no_tiles, fifo; a folder and a missing path need no
+                              helper
 """
 
 from __future__ import annotations
@@ -258,11 +260,15 @@ def _insert(connection: sqlite3.Connection, tiles: Iterable[Tuple[Address, bytes
 
 
 class Chart:
-    """An MBTiles file the test made: its path, the metadata it holds, and `tiles`, the bytes each
-    XYZ address must be answered with (a Mapping; other addresses have no tile)."""
+    """An MBTiles file the test made: its path, the metadata it holds, `tiles`, the bytes each XYZ
+    address must be answered with (a Mapping; other addresses have no tile), and the rows it holds
+    that must not be served: `in_wal` (only in its -wal file) and `strays` (outside its metadata's
+    zooms or bounds)."""
 
-    def __init__(self, path: Path, metadata: Dict[str, str], tiles: Mapping[Address, bytes], fmt: str = "png"):
+    def __init__(self, path: Path, metadata: Dict[str, str], tiles: Mapping[Address, bytes], fmt: str = "png",
+                 in_wal: Sequence[Address] = (), strays: Sequence[Address] = ()):
         self.path, self.metadata, self.tiles, self.format = Path(path), metadata, tiles, fmt
+        self.in_wal, self.strays = list(in_wal), list(strays)
 
     @property
     def addresses(self) -> List[Address]:
@@ -308,10 +314,8 @@ def make_chart(path: Path, zooms: Sequence[int], bounds: Bounds, metadata: Optio
     stored = [(address, data) for address, data in tiles.items() if address not in in_wal]
     stored += [(address, make(*address)) for address in strays]
     write_mbtiles(path, stored, metadata or {}, layout=layout, wal=wal, wal_rows=in_wal.items())
-    chart = Chart(path, dict(metadata or {}), {a: d for a, d in tiles.items() if a not in in_wal})
-    chart.in_wal = sorted(in_wal)  # type: ignore[attr-defined]
-    chart.strays = list(strays)  # type: ignore[attr-defined]
-    return chart
+    return Chart(path, dict(metadata or {}), {a: d for a, d in tiles.items() if a not in in_wal},
+                 in_wal=sorted(in_wal), strays=strays)
 
 
 def make_fixed_chart(path: Path, data: bytes, fmt: str, zooms: Sequence[int], bounds: Bounds,
