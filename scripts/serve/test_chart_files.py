@@ -104,5 +104,5 @@ def check_refusal(r: Result, settings: Settings, what: str, args: Sequence[str],
     r.check(ok, "%s: exit %d within 5 s, one line '%s…'%s, nothing on stdout, the port never bound" % (
         what, expected, "loctrack: --tiles-file FILE: " if named is not None else "loctrack: ",
         " saying raster tiles are needed (pbf)" if raster else ""),
-        "exit %s after %.2f s, stderr %r, stdout %r%s" % (code, seconds, lines[:3], out[:80],
+        "exit %s after %.2f s, stderr %r, stdout %r%s" % (code, seconds, lines[:3], out[:80].decode("utf-8", "replace"),
                                                          ", bound the port" if bound else ""))
