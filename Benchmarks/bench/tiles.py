@@ -191,12 +191,12 @@ def feed_latency(stream: SseClient, stamps_path: Path, windows) -> dict:
 def tiles_section(opts, result) -> list[str]:
     runs, feed = result["runs"], result["feed"]
     out = ["", "## Serve: tiles from an MBTiles file against nginx", "",
-           f"`loctrack serve --tiles-file` (one MBTiles file, {result['file_mb']:.0f} MB) and nginx (`nginx-light`, 2 workers, "
-           f"sendfile, open_file_cache) serving the same tiles as files, each tile a PNG of 5 to 20 KB; `wrk` with 8 "
+           f"`loctrack serve --tiles-file` (one MBTiles file, {result['file_mb']:.0f} MB) and nginx "
+           f"(`nginx-light`, 2 workers, sendfile, open_file_cache) serving the same tiles as files, each tile a PNG of 5 to 20 KB; `wrk` with 8 "
            f"connections and 2 threads for {result['seconds']:g} s per run, walking a shuffled list of distinct tile "
            f"paths (each thread from its own offset). Workloads: **hot**, {result['hot']} tiles ({result['hot_mb']:.1f} MB, "
-           f"within loctrack's 8 MiB cache of hot tiles), and **wide**, {result['wide']:,} tiles ({result['wide_mb']:.0f} MB, "
-           f"every tile read from the file). Meanwhile the flood emulator feeds loctrack 10 epochs a second and one "
+           f"within loctrack's 8 MiB cache of hot tiles), and **wide**, {result['wide']:,} tiles "
+           f"({result['wide_mb']:.0f} MB, every tile read from the file). Meanwhile the flood emulator feeds loctrack 10 epochs a second and one "
            f"event stream reads them.", "",
            "| figure | loctrack | nginx | loctrack / nginx | target | |", "|---|---:|---:|---:|---|---|"]
     for workload in ("hot", "wide"):

@@ -50,7 +50,8 @@ def run(settings: Settings, r: Result) -> None:
         ("no tiles table", mbtiles.no_tiles_table(workdir / "no-tiles-table.mbtiles"), 65),
         ("a tiles table without MBTiles' columns", mbtiles.wrong_columns(workdir / "columns.mbtiles"), 65),
         ("vector tiles (format pbf)", mbtiles.vector_tiles(workdir / "vector.mbtiles"), 65),
-        ("vector tiles (gzip bytes, no format)", mbtiles.vector_tiles(workdir / "vector-bytes.mbtiles", say_format=False), 65),
+        ("vector tiles (gzip bytes, no format)",
+         mbtiles.vector_tiles(workdir / "vector-bytes.mbtiles", say_format=False), 65),
         ("format tiff", mbtiles.unknown_format(workdir / "tiff.mbtiles"), 65),
         ("not a single tile", mbtiles.no_tiles(workdir / "no-tiles.mbtiles"), 65),
     ]
@@ -72,7 +73,8 @@ def run(settings: Settings, r: Result) -> None:
     except RuntimeError as error:
         r.check(False, "control: the good file alone starts and listens", error)
         return
-    r.check(serve.get("/tiles/1/0/0/0.png").status == 200, "control: the good file alone starts, listens and serves its tiles")
+    r.check(serve.get("/tiles/1/0/0/0.png").status == 200,
+            "control: the good file alone starts, listens and serves its tiles")
     serve.stop()
 
 

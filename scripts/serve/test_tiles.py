@@ -63,7 +63,8 @@ class Layer:
 
 
 def make_layers(folder: Path) -> List[Layer]:
-    layers = [Layer(charts.harbour(folder), charts.harbour_layer(1)), Layer(charts.seamarks(folder), charts.seamarks_layer(2))]
+    layers = [Layer(charts.harbour(folder), charts.harbour_layer(1)),
+              Layer(charts.seamarks(folder), charts.seamarks_layer(2))]
     bounds = (2.2, 48.7, 2.5, 48.95)
     zooms = range(5, 13)
     sea = mbtiles.tiles_in([12], bounds)  # its last zoom all one image: stored once
@@ -265,7 +266,8 @@ MALFORMED = [
     ("no extension", "/tiles/1/12/2000/1400"), ("an empty extension", "/tiles/1/12/2000/1400."),
     ("an unknown extension", "/tiles/1/12/2000/1400.gif"), ("an upper-case extension", "/tiles/1/12/2000/1400.PNG"),
     ("a double extension", "/tiles/1/12/2000/1400.png.png"), ("two dots", "/tiles/1/12/2000/1400..png"),
-    ("an encoded slash in the tile", "/tiles/1/12/2000%2F1400.png"), ("an encoded slash after the layer", "/tiles/1%2F12/2000/1400.png"),
+    ("an encoded slash in the tile", "/tiles/1/12/2000%2F1400.png"),
+    ("an encoded slash after the layer", "/tiles/1%2F12/2000/1400.png"),
     ("a NUL", "/tiles/1/12/2000/1400.png%00"), ("an encoded backslash", "/tiles/1/12/2000%5C1400.png"),
     ("a dot segment", "/tiles/1/12/./2000/1400.png"), ("a dot-dot segment", "/tiles/1/12/../12/2000/1400.png"),
     ("a name", "/tiles/harbour/12/2000/1400.png"), ("a double slash", "/tiles/1//12/2000/1400.png"),
