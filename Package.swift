@@ -30,6 +30,8 @@ let package = Package(
         // the live state, access and assets. The server itself (Hummingbird) is the package
         // in Serve/, so that `stream` and `once` never link it (docs/serve.md).
         .library(name: "LocTrackWeb", targets: ["LocTrackWeb"]),
+        // Offline charts (MBTiles through SQLite) for `loctrack serve --tiles-file`.
+        .library(name: "LocTrackCharts", targets: ["LocTrackCharts"]),
         // What `loctrack serve` was asked for, in the one form `loctrack` hands `loctrack-serve`.
         .library(name: "LocTrackServeOptions", targets: ["LocTrackServeOptions"]),
         .executable(name: "loctrack", targets: ["loctrack"]),
@@ -61,6 +63,13 @@ let package = Package(
         // `link`, no pkgConfig), as libcurl is loaded with dlopen when an uplink starts, so that a
         // `loctrack` without one pays nothing for it (docs/performance.md, "libcurl").
         .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        // SQLite from Debian's libsqlite3-dev, for reading MBTiles charts in `loctrack serve`.
+        // Only Sources/LocTrackCharts/SQLite imports it, and only `loctrack-serve` links it.
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
         // glibc's GNU extensions (thread names, malloc arenas), through a commented shim.
         // Only LocTrackSystem imports it.
         .systemLibrary(name: "CGlibcExtras"),
@@ -134,9 +143,16 @@ let package = Package(
         // `loctrack serve` without its server: pure request -> response routes, server-sent
         // events with a replay ring, the live fix/sky/status/distance/regions/track, the token
         // check and the fixed list of assets. Serve/ wraps it in Hummingbird. No NIO here.
+        // Offline charts for `loctrack serve --tiles-file`: MBTiles files checked when opened,
+        // tile paths, and tiles read on reader threads of their own (off the event loop) with
+        // a bounded cache of hot ones. SQLite through CSQLite; no NIO, no web.
+        .target(name: "LocTrackCharts", dependencies: ["LocTrackSystem", "CSQLite"], swiftSettings: strictSettings),
         .target(
             name: "LocTrackWeb",
-            dependencies: ["LocTrack", "LocTrackSystem", "LocTrackMonitor", "LocTrackDistance", "LocTrackFormats", "LocTrackServeOptions"],
+            dependencies: [
+                "LocTrack", "LocTrackSystem", "LocTrackMonitor", "LocTrackDistance", "LocTrackFormats", "LocTrackServeOptions",
+                "LocTrackCharts",
+            ],
             swiftSettings: strictSettings
         ),
         // Reading track files back (loctrack's JSON lines, CSV and GPX, and GPX from other
@@ -188,7 +204,17 @@ let package = Package(
         ),
         .testTarget(
             name: "LocTrackWebTests",
-            dependencies: ["LocTrack", "LocTrackSystem", "LocTrackMonitor", "LocTrackDistance", "LocTrackFormats", "LocTrackServeOptions", "LocTrackWeb"],
+            dependencies: [
+                "LocTrack", "LocTrackSystem", "LocTrackMonitor", "LocTrackDistance", "LocTrackFormats", "LocTrackServeOptions",
+                "LocTrackWeb", "LocTrackCharts", "LocTrackTestSupport",
+            ],
+            swiftSettings: strictSettings
+        ),
+        // The charts: tile paths, bounds, attributions, the cache, and MBTiles files made by
+        // the sqlite3 tool (good and bad ones) read through the pool.
+        .testTarget(
+            name: "LocTrackChartsTests",
+            dependencies: ["LocTrackCharts", "LocTrackSystem", "LocTrackTestSupport"],
             swiftSettings: strictSettings
         ),
         // The odometer and trips over generated drives and the shared stationary recordings

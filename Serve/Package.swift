@@ -63,6 +63,7 @@ let package = Package(
                 .product(name: "LocTrackWeb", package: rootPackage),
                 .product(name: "LocTrackFormats", package: rootPackage),
                 .product(name: "LocTrackServeOptions", package: rootPackage),
+                .product(name: "LocTrackCharts", package: rootPackage),
                 .product(name: "LocTrack", package: rootPackage),
             ],
             swiftSettings: strictSettings

@@ -39,6 +39,7 @@ extension ServeOptions {
         add("track", track?.text)
         add("tiles", tiles?.template)
         add("tilesAttribution", tiles?.attribution)
+        members.append(JSONMember("tileFiles", .array(tileFiles.map(JSONValue.string))))
         return [Self.handoffFlag, JSONValue.object(members).serialized]
     }
 
@@ -73,12 +74,15 @@ extension ServeOptions {
             }
             tiles = parsed
         }
+        guard let tileFiles = document["tileFiles"]?.arrayValue?.compactMap(\.stringValue) else {
+            throw HandoffError(reason: "no tile files")
+        }
         guard let host = text("gpsdHost"), let port = text("gpsdPort"), let verbose = document["verbose"]?.boolValue else {
             throw HandoffError(reason: "no gpsd source")
         }
         self.init(
             listen: listen, tokenFile: text("tokenFile"), monitor: text("monitor"), dwellSeconds: try number("dwell"),
-            track: track, tiles: tiles, staleSeconds: try number("stale"), maximumStreams: Int(try number("maxStreams")),
+            track: track, tiles: tiles, tileFiles: tileFiles, staleSeconds: try number("stale"), maximumStreams: Int(try number("maxStreams")),
             verbose: verbose, source: GPSDSource(host: host, port: port, device: text("gpsdDevice")))
     }
 }

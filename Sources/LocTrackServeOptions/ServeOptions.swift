@@ -11,6 +11,8 @@ public import LocTrack
 public struct ServeOptions: Equatable, Sendable {
     public static let defaultStaleSeconds = 3.0
     public static let defaultMaximumStreams = 64
+    /// `--tiles-file` at most this often: a layer switch, not a chart library.
+    public static let mostTileFiles = 16
 
     /// `--listen`: default 127.0.0.1:8947.
     public var listen: ListenAddress
@@ -25,6 +27,9 @@ public struct ServeOptions: Equatable, Sendable {
     public var track: TrackPathPattern?
     /// `--tiles` with `--tiles-attribution`; nil: no base map.
     public var tiles: TileSource?
+    /// `--tiles-file`, in order: MBTiles charts, the first the base map, later ones overlays
+    /// (opened and checked by the server, which links SQLite: docs/serve.md, "Charts").
+    public var tileFiles: [String]
     /// `--stale`: the page greys the fix after this many seconds without one.
     public var staleSeconds: Double
     /// `--max-streams`: event streams open at once; one more gets 503.
@@ -36,7 +41,7 @@ public struct ServeOptions: Equatable, Sendable {
 
     public init(
         listen: ListenAddress = .default, tokenFile: String? = nil, monitor: String? = nil, dwellSeconds: Double = 0,
-        track: TrackPathPattern? = nil, tiles: TileSource? = nil, staleSeconds: Double = defaultStaleSeconds,
+        track: TrackPathPattern? = nil, tiles: TileSource? = nil, tileFiles: [String] = [], staleSeconds: Double = defaultStaleSeconds,
         maximumStreams: Int = defaultMaximumStreams, verbose: Bool = false, source: GPSDSource = .default,
         helpRequested: Bool = false
     ) {
@@ -46,6 +51,7 @@ public struct ServeOptions: Equatable, Sendable {
         self.dwellSeconds = dwellSeconds
         self.track = track
         self.tiles = tiles
+        self.tileFiles = tileFiles
         self.staleSeconds = staleSeconds
         self.maximumStreams = maximumStreams
         self.verbose = verbose

@@ -31,6 +31,8 @@ package struct OpenOptions: OptionSet, Sendable {
     package static var append: OpenOptions { OpenOptions(rawValue: O_APPEND) }
     /// `O_DIRECTORY`: fail unless `path` is a directory.
     package static var directory: OpenOptions { OpenOptions(rawValue: O_DIRECTORY) }
+    /// `O_NONBLOCK`: opening a FIFO does not wait for a writer (for a look at what a path is).
+    package static var nonBlocking: OpenOptions { OpenOptions(rawValue: O_NONBLOCK) }
 }
 
 /// Opens `path` with `options`, always close-on-exec; `mode` applies when `.create`

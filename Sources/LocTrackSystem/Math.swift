@@ -14,3 +14,9 @@ package func atan2(_ y: Double, _ x: Double) -> Double { Glibc.atan2(y, x) }
 
 /// The square root of `x`. The C function is `sqrt(3)`.
 package func sqrt(_ x: Double) -> Double { Glibc.sqrt(x) }
+
+/// The arc tangent of `x`, in radians. The C function is `atan(3)`.
+package func atan(_ x: Double) -> Double { Glibc.atan(x) }
+
+/// The hyperbolic sine of `x`. The C function is `sinh(3)` (Web Mercator's latitudes).
+package func sinh(_ x: Double) -> Double { Glibc.sinh(x) }

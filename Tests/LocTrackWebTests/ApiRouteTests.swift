@@ -6,79 +6,79 @@ import LocTrackServeOptions
 
 /// The `/api/…` rows of docs/http.md's table, against a scripted live side.
 @Suite struct ApiRouteTests {
-    @Test func givenNoFixYetWhenApiFixIsAskedThenItIs204WithoutBody() {
-        let response = Fixture.service().respond(to: .get("/api/fix"))
+    @Test func givenNoFixYetWhenApiFixIsAskedThenItIs204WithoutBody() async {
+        let response = await Fixture.service().respond(to: .get("/api/fix"))
         #expect(response.status == 204)
         #expect(response.bytes == [])
         #expect(response.header("Content-Type") == nil)
         #expect(response.header("Cache-Control") == "no-store")
     }
 
-    @Test func givenAFixWhenApiFixIsAskedThenItIsThatLineAsJSON() {
+    @Test func givenAFixWhenApiFixIsAskedThenItIsThatLineAsJSON() async {
         let line = #"{"class":"TPV","mode":3,"lat":47.376621,"lon":8.541733}"#
-        let response = Fixture.service(readings: ScriptedReadings(fix: line)).respond(to: .get("/api/fix"))
+        let response = await Fixture.service(readings: ScriptedReadings(fix: line)).respond(to: .get("/api/fix"))
         #expect(response.status == 200)
         #expect(response.text == line)
         #expect(response.header("Content-Type") == "application/json")
         #expect(response.header("Cache-Control") == "no-store")
     }
 
-    @Test func givenAStatusWhenApiStatusIsAskedThenItIsThatObject() {
+    @Test func givenAStatusWhenApiStatusIsAskedThenItIsThatObject() async {
         let status = #"{"gpsd":"unreachable","receiver":"waiting","message":"gpsd unreachable"}"#
-        let response = Fixture.service(readings: ScriptedReadings(status: status)).respond(to: .get("/api/status"))
+        let response = await Fixture.service(readings: ScriptedReadings(status: status)).respond(to: .get("/api/status"))
         #expect(response.status == 200)
         #expect(response.text == status)
         #expect(response.header("Content-Type") == "application/json")
     }
 
-    @Test func givenNoSkyYetWhenApiSkyIsAskedThenItIs204AndAfterOneItIsThatObject() {
-        #expect(Fixture.service().respond(to: .get("/api/sky")).status == 204)
+    @Test func givenNoSkyYetWhenApiSkyIsAskedThenItIs204AndAfterOneItIsThatObject() async {
+        #expect(await Fixture.service().respond(to: .get("/api/sky")).status == 204)
         let sky = #"{"class":"SKY","nSat":12,"uSat":8,"satellites":[]}"#
-        let response = Fixture.service(readings: ScriptedReadings(sky: sky)).respond(to: .get("/api/sky"))
+        let response = await Fixture.service(readings: ScriptedReadings(sky: sky)).respond(to: .get("/api/sky"))
         #expect(response.status == 200)
         #expect(response.text == sky)
         #expect(response.header("Content-Type") == "application/json")
     }
 
-    @Test func givenADistanceWhenApiDistanceIsAskedThenItIsThatObject() {
+    @Test func givenADistanceWhenApiDistanceIsAskedThenItIsThatObject() async {
         let distance = #"{"day":"2026-11-24","today":2212.4,"moving":true,"time":"2026-11-24T10:00:01.000Z","trip":null}"#
-        let response = Fixture.service(readings: ScriptedReadings(distance: distance)).respond(to: .get("/api/distance"))
+        let response = await Fixture.service(readings: ScriptedReadings(distance: distance)).respond(to: .get("/api/distance"))
         #expect(response.status == 200)
         #expect(response.text == distance)
         #expect(response.header("Content-Type") == "application/json")
         #expect(response.header("Cache-Control") == "no-store")
     }
 
-    @Test func givenRegionsWhenApiRegionsIsAskedThenTheyAreGeoJSON() {
+    @Test func givenRegionsWhenApiRegionsIsAskedThenTheyAreGeoJSON() async {
         let regions = #"{"type":"FeatureCollection","features":[{"type":"Feature","id":"home"}]}"#
-        let response = Fixture.service(readings: ScriptedReadings(regions: regions)).respond(to: .get("/api/regions"))
+        let response = await Fixture.service(readings: ScriptedReadings(regions: regions)).respond(to: .get("/api/regions"))
         #expect(response.status == 200)
         #expect(response.text == regions)
         #expect(response.header("Content-Type") == "application/geo+json")
     }
 
-    @Test func givenDefaultOptionsWhenApiConfigIsAskedThenTilesAndMonitorAreNull() {
-        let response = Fixture.service().respond(to: .get("/api/config"))
+    @Test func givenDefaultOptionsWhenApiConfigIsAskedThenTilesAndMonitorAreNull() async {
+        let response = await Fixture.service().respond(to: .get("/api/config"))
         #expect(response.status == 200)
         #expect(response.header("Content-Type") == "application/json")
         #expect(response.text == #"{"version":"\#(LocTrackVersion.number)","staleSeconds":3,"monitor":null,"tiles":null}"#)
     }
 
-    @Test func givenTilesMonitorAndStaleWhenApiConfigIsAskedThenItSaysThemEscaped() throws {
+    @Test func givenTilesMonitorAndStaleWhenApiConfigIsAskedThenItSaysThemEscaped() async throws {
         let options = ServeOptions(
             monitor: "home",
             tiles: try TileSource(template: "https://tile.example.org/{z}/{x}/{y}.png", attribution: #"© "OSM" contributors"#),
             staleSeconds: 2.5)
-        let response = Fixture.service(options: options).respond(to: .get("/api/config"))
+        let response = await Fixture.service(options: options).respond(to: .get("/api/config"))
         #expect(response.text == #"{"version":"\#(LocTrackVersion.number)","staleSeconds":2.5,"monitor":"home","#
             + #""tiles":{"url":"https://tile.example.org/{z}/{x}/{y}.png","attribution":"© \"OSM\" contributors"}}"#)
     }
 
-    @Test func givenATrackQueryWhenApiTrackIsAskedThenTheLiveSideGetsItParsedAndItsDocumentIsTheBody() throws {
+    @Test func givenATrackQueryWhenApiTrackIsAskedThenTheLiveSideGetsItParsedAndItsDocumentIsTheBody() async throws {
         let gpx = TrackDocument(contentType: "application/gpx+xml", contentDisposition: #"attachment; filename="track.gpx""#,
                                 body: Array("<gpx/>".utf8))
         let readings = ScriptedReadings(document: gpx)
-        let response = Fixture.service(readings: readings)
+        let response = await Fixture.service(readings: readings)
             .respond(to: .get("/api/track", query: "since=2026-11-24T08:00:00Z&format=gpx&max=100"))
         #expect(response.status == 200)
         #expect(response.text == "<gpx/>")
@@ -89,9 +89,9 @@ import LocTrackServeOptions
         #expect(readings.trackRequests == [TrackRequest(since: .time(since), maximumPoints: 100, format: .gpx)])
     }
 
-    @Test func givenNoQueryWhenApiTrackIsAskedThenTheDefaultsAreAsked() {
+    @Test func givenNoQueryWhenApiTrackIsAskedThenTheDefaultsAreAsked() async {
         let readings = ScriptedReadings()
-        let response = Fixture.service(readings: readings).respond(to: .get("/api/track"))
+        let response = await Fixture.service(readings: readings).respond(to: .get("/api/track"))
         #expect(response.status == 200)
         #expect(response.header("Content-Disposition") == nil)
         #expect(readings.trackRequests == [TrackRequest()])
@@ -99,9 +99,9 @@ import LocTrackServeOptions
 
     @Test("given a bad since, max or format when /api/track is asked then it is 400 with one text line and the live side is not asked",
           arguments: ["since=yesterday", "max=0", "max=20001", "max=ten", "format=kml", "since=%zz"])
-    func badTrackQuery(query: String) throws {
+    func badTrackQuery(query: String) async throws {
         let readings = ScriptedReadings()
-        let response = Fixture.service(readings: readings).respond(to: .get("/api/track", query: query))
+        let response = await Fixture.service(readings: readings).respond(to: .get("/api/track", query: query))
         #expect(response.status == 400)
         #expect(response.header("Content-Type") == "text/plain; charset=utf-8")
         let text = try #require(response.text)

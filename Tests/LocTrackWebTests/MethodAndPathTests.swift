@@ -5,9 +5,9 @@ import Testing
 @Suite struct MethodAndPathTests {
     @Test("given a method other than GET and HEAD when sent to any path then it is 405 with Allow",
           arguments: ["POST", "PUT", "DELETE", "PATCH", "OPTIONS", "TRACE", "CONNECT", "get", "BREW"])
-    func otherMethods(method: String) {
+    func otherMethods(method: String) async {
         for path in ["/", "/api/fix", "/no/such/path"] {
-            let response = Fixture.service().respond(to: WebRequest(method: method, path: path))
+            let response = await Fixture.service().respond(to: WebRequest(method: method, path: path))
             #expect(response.status == 405, "\(method) \(path)")
             #expect(response.header("Allow") == "GET, HEAD")
             #expect(response.header("Content-Type") == "text/plain; charset=utf-8")
@@ -15,20 +15,20 @@ import Testing
         }
     }
 
-    @Test func givenARequestWithABodyWhenSentThenItIs413WhateverItsMethodAndPath() {
+    @Test func givenARequestWithABodyWhenSentThenItIs413WhateverItsMethodAndPath() async {
         for (method, path) in [("GET", "/api/fix"), ("POST", "/events"), ("GET", "/nothing")] {
-            let response = Fixture.service().respond(to: WebRequest(method: method, path: path, hasBody: true))
+            let response = await Fixture.service().respond(to: WebRequest(method: method, path: path, hasBody: true))
             #expect(response.status == 413, "\(method) \(path)")
             #expect(response.text?.hasSuffix("\n") == true)
         }
     }
 
-    @Test func givenHEADOfAnApiPathWhenAnsweredThenItHasGETsStatusAndHeadersWithoutBody() {
+    @Test func givenHEADOfAnApiPathWhenAnsweredThenItHasGETsStatusAndHeadersWithoutBody() async {
         let readings = ScriptedReadings(fix: #"{"class":"TPV"}"#)
         let service = Fixture.service(readings: readings)
         for path in ["/api/fix", "/api/status", "/api/regions", "/api/config", "/", "/app.js"] {
-            let get = service.respond(to: .get(path))
-            let head = service.respond(to: WebRequest(method: "HEAD", path: path))
+            let get = await service.respond(to: .get(path))
+            let head = await service.respond(to: WebRequest(method: "HEAD", path: path))
             #expect(head.status == get.status, "\(path)")
             // GET's Content-Length is the server library's to add from the body; HEAD has no
             // body, so the routes give the length GET's body would have (RFC 9110 9.3.2).
@@ -40,8 +40,8 @@ import Testing
         }
     }
 
-    @Test func givenHEADOfAMissingPathWhenAnsweredThenItIs404WithoutBody() {
-        let response = Fixture.service().respond(to: WebRequest(method: "HEAD", path: "/missing"))
+    @Test func givenHEADOfAMissingPathWhenAnsweredThenItIs404WithoutBody() async {
+        let response = await Fixture.service().respond(to: WebRequest(method: "HEAD", path: "/missing"))
         #expect(response.status == 404)
         #expect(response.bytes == [])
     }
@@ -56,26 +56,26 @@ import Testing
             "relative", "", "*", "/" + String(repeating: "a", count: 300),
             "/" + String(repeating: "../", count: 100) + "etc/passwd",
           ])
-    func unlisted(path: String) {
-        let response = Fixture.service(readings: ScriptedReadings(fix: "{}")).respond(to: .get(path))
+    func unlisted(path: String) async {
+        let response = await Fixture.service(readings: ScriptedReadings(fix: "{}")).respond(to: .get(path))
         #expect(response.status == 404)
         #expect(response.text == "not found\n")
     }
 
-    @Test func givenAListedPathWithPercentEncodedLettersWhenAskedThenItIsThatPath() {
+    @Test func givenAListedPathWithPercentEncodedLettersWhenAskedThenItIsThatPath() async {
         // RFC 3986: an encoded unreserved character is the character.
-        let response = Fixture.service().respond(to: .get("/app%2Ejs"))
+        let response = await Fixture.service().respond(to: .get("/app%2Ejs"))
         #expect(response.status == 200)
         #expect(response.text == "1;")
     }
 
-    @Test func givenAQueryOnAnAssetWhenAskedThenTheQueryIsIgnored() {
-        #expect(Fixture.service().respond(to: .get("/app.js", query: "v=2")).text == "1;")
+    @Test func givenAQueryOnAnAssetWhenAskedThenTheQueryIsIgnored() async {
+        #expect(await Fixture.service().respond(to: .get("/app.js", query: "v=2")).text == "1;")
     }
 
     @Test("given a request target with a byte a request line cannot hold when asked then it is 400",
           arguments: [("/api/fix\r\nX: y", ""), ("/api fix", ""), ("/api/fix", "a=b c"), ("/é", "")])
-    func unprintableTargets(path: String, query: String) {
-        #expect(Fixture.service().respond(to: .get(path, query: query)).status == 400)
+    func unprintableTargets(path: String, query: String) async {
+        #expect(await Fixture.service().respond(to: .get(path, query: query)).status == 400)
     }
 }

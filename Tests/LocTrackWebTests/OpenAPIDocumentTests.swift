@@ -40,20 +40,20 @@ import LocTrackServeOptions
         String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self)
     }
 
-    @Test func givenTheDocumentWhenItsPathsAreListedThenTheyAreExactlyTheServedOnes() throws {
+    @Test func givenTheDocumentWhenItsPathsAreListedThenTheyAreExactlyTheServedOnes() async throws {
         let served = Set(AssetCatalog.entries.map(\.path) + APIRoute.allCases.map(\.rawValue))
         #expect(try Self.documentedPaths() == served)
     }
 
-    @Test func givenEveryDocumentedPathWhenAskedThenItIsAnsweredAndNoneIs404() throws {
+    @Test func givenEveryDocumentedPathWhenAskedThenItIsAnsweredAndNoneIs404() async throws {
         let catalog = AssetCatalog(AssetCatalog.entries.map { AssetCatalog.Asset(path: $0.path, contentType: $0.contentType, body: [1]) })
         let service = WebService(readings: ScriptedReadings(fix: "{}", sky: "{}"), assets: catalog, token: nil, options: ServeOptions())
         for path in try Self.documentedPaths() {
-            #expect(service.respond(to: .get(path)).status == 200, "\(path)")
+            #expect(await service.respond(to: .get(path)).status == 200, "\(path)")
         }
     }
 
-    @Test func givenTheFixAndRegionEventSchemasWhenComparedWithDocsThenTheyAreTheSame() throws {
+    @Test func givenTheFixAndRegionEventSchemasWhenComparedWithDocsThenTheyAreTheSame() async throws {
         let schemas = try #require((try Self.document()["components"] as? [String: Any])?["schemas"] as? [String: Any])
         for (name, file) in [("Fix", "docs/fix.schema.json"), ("RegionEvent", "docs/event.schema.json")] {
             var fromDocs = try Self.json(file)
@@ -66,18 +66,18 @@ import LocTrackServeOptions
         }
     }
 
-    @Test func givenTheServersCSPWithAndWithoutTilesWhenMatchedThenTheDocumentsPatternAcceptsIt() throws {
+    @Test func givenTheServersCSPWithAndWithoutTilesWhenMatchedThenTheDocumentsPatternAcceptsIt() async throws {
         let headers = try #require((try Self.document()["components"] as? [String: Any])?["headers"] as? [String: [String: Any]])
         let pattern = try #require((headers["ContentSecurityPolicy"]?["schema"] as? [String: Any])?["pattern"] as? String)
         let expression = try NSRegularExpression(pattern: pattern)
         for tiles in [nil, try TileSource(template: "https://{s}.tile.example.org:8443/{z}/{x}/{y}.png")] {
             let service = Fixture.service(options: ServeOptions(tiles: tiles))
-            let policy = try #require(service.respond(to: .get("/")).header("Content-Security-Policy"))
+            let policy = try #require(await service.respond(to: .get("/")).header("Content-Security-Policy"))
             #expect(expression.firstMatch(in: policy, range: NSRange(policy.startIndex..., in: policy)) != nil, "\(policy)")
         }
     }
 
-    @Test func givenTheDocumentWhenItsVersionIsReadThenItIsLoctracksAndItIsOpenAPI31() throws {
+    @Test func givenTheDocumentWhenItsVersionIsReadThenItIsLoctracksAndItIsOpenAPI31() async throws {
         let document = try Self.document()
         #expect(document["openapi"] as? String == "3.1.0")
         #expect((document["info"] as? [String: Any])?["version"] as? String == LocTrackVersion.number)

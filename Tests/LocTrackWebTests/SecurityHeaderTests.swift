@@ -17,35 +17,35 @@ import LocTrackServeOptions
         WebRequest(method: "HEAD", path: "/app.css"),
     ]
 
-    @Test func givenAnyRequestWhenAnsweredThenTheCSPNosniffAndReferrerPolicyAreThereOnce() {
+    @Test func givenAnyRequestWhenAnsweredThenTheCSPNosniffAndReferrerPolicyAreThereOnce() async {
         for token in [nil, Fixture.token] {
             let service = Fixture.service(token: token)
             for request in Self.requests + [.get("/events", headers: [("Authorization", "Bearer s3cret-Token+/=")])] {
-                let response = service.respond(to: request)
+                let response = await service.respond(to: request)
                 #expect(response.values("Content-Security-Policy") == [Self.policy], "\(request.path) → \(response.status)")
                 #expect(response.values("X-Content-Type-Options") == ["nosniff"])
                 #expect(response.values("Referrer-Policy") == ["no-referrer"])
                 #expect(response.values("Cache-Control").count == 1, "\(request.path) → \(response.status)")
             }
         }
-        #expect(Fixture.service(readings: ScriptedReadings(streamChunks: nil)).respond(to: .get("/events"))
+        #expect(await Fixture.service(readings: ScriptedReadings(streamChunks: nil)).respond(to: .get("/events"))
             .values("Content-Security-Policy") == [Self.policy])
     }
 
-    @Test func givenTilesWhenAnsweredThenImagesMayAlsoComeFromTheTileOriginAndNothingElseChanges() throws {
+    @Test func givenTilesWhenAnsweredThenImagesMayAlsoComeFromTheTileOriginAndNothingElseChanges() async throws {
         let options = ServeOptions(tiles: try TileSource(template: "https://{s}.tile.example.org:8443/{z}/{x}/{y}.png?key=k"))
-        let response = Fixture.service(options: options).respond(to: .get("/"))
+        let response = await Fixture.service(options: options).respond(to: .get("/"))
         #expect(response.header("Content-Security-Policy") == Self.policy.replacing(
             "img-src 'self' data:;", with: "img-src 'self' data: https://*.tile.example.org:8443;"))
     }
 
-    @Test func givenAPageFileOrTheAPIWhenAnsweredThenTheFileIsNoCacheAndTheAPINoStore() {
+    @Test func givenAPageFileOrTheAPIWhenAnsweredThenTheFileIsNoCacheAndTheAPINoStore() async {
         let service = Fixture.service(readings: ScriptedReadings(fix: "{}", sky: "{}"))
         for path in ["/", "/app.js", "/leaflet/images/layers.png"] {
-            #expect(service.respond(to: .get(path)).header("Cache-Control") == "no-cache", "\(path)")
+            #expect(await service.respond(to: .get(path)).header("Cache-Control") == "no-cache", "\(path)")
         }
         for path in ["/api/config", "/api/fix", "/api/status", "/api/sky", "/api/regions", "/api/track", "/events", "/x"] {
-            #expect(service.respond(to: .get(path)).header("Cache-Control") == "no-store", "\(path)")
+            #expect(await service.respond(to: .get(path)).header("Cache-Control") == "no-store", "\(path)")
         }
     }
 }

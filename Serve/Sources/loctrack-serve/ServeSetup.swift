@@ -2,10 +2,11 @@ import LocTrackFormats
 import LocTrackServe
 import LocTrackWeb
 import LocTrackServeOptions
+import LocTrackCharts
 
 /// What `loctrack-serve` reads before it binds its address, each failure one line on stderr
 /// and its exit code (docs/exit-codes.md): options not handed over by `loctrack serve` (64), the token file (78), the
-/// page's files (72), the monitor's regions and the recorded track (64, 65, 74).
+/// page's files (72), the monitor's regions and the recorded track (64, 65, 74), the charts (65, 66).
 enum ServeSetup {
     /// The options `loctrack serve` parsed and handed over (``ServeOptions/handoffArguments``).
     static func options(_ arguments: [String]) -> ServeOptions {
@@ -46,6 +47,19 @@ enum ServeSetup {
         guard let pattern = options.track else { return nil }
         do {
             return try RecordedTrack.load(pattern: pattern.text)
+        } catch {
+            fail(error.description, error.exitCode)
+        }
+    }
+
+    /// The `--tiles-file` charts, each checked (nil: none given). A `-wal` file's data that is
+    /// not served is said once on stderr.
+    static func charts(_ options: ServeOptions) -> ChartLibrary? {
+        guard !options.tileFiles.isEmpty else { return nil }
+        do {
+            let charts = try ChartLibrary(paths: options.tileFiles)
+            for warning in charts.warnings { ServerProcess.printError("loctrack: \(warning)") }
+            return charts
         } catch {
             fail(error.description, error.exitCode)
         }

@@ -10,7 +10,9 @@ import LocTrackServeOptions
 let options = ServeSetup.options(Array(CommandLine.arguments.dropFirst()))
 ServeProcess.prepare(verbose: options.verbose)
 let hub = LiveHub(maxStreams: options.maximumStreams, regions: ServeSetup.regions(options), recordedTrack: ServeSetup.track(options))
-let service = WebService(readings: hub, assets: ServeSetup.assets(), token: ServeSetup.token(options), options: options)
+let service = WebService(
+    readings: hub, assets: ServeSetup.assets(), token: ServeSetup.token(options), options: options,
+    charts: ServeSetup.charts(options))
 // As stream without --no-reconnect: while gpsd is away the page says so, and it comes back.
 let session = GPSDSession(source: options.source, reconnectPolicy: .automatic, reportsSatellites: true)
 let server = ServeRun(

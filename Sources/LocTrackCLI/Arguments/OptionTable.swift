@@ -79,6 +79,7 @@ enum OptionTable {
         OptionSpec("--track", .file, "PATTERN", "also show today's fixes that stream --output PATTERN recorded"),
         OptionSpec("--tiles", .url, "URL-TEMPLATE", "base map tiles from http(s)://HOST/{z}/{x}/{y}.png"),
         OptionSpec("--tiles-attribution", .text, "TEXT", "the base map's attribution, shown on the map"),
+        OptionSpec("--tiles-file", .file, "FILE", "an MBTiles chart: the first the base map, later ones overlays"),
         OptionSpec("--stale", .number, "SECONDS", "grey the fix after SECONDS without one (default 3)"),
         OptionSpec("--max-streams", .integer, "N", "at most N event streams at once (default 64)"),
         verbose, helpOption,

@@ -55,6 +55,13 @@ extension ServeOptions {
                 tilesTemplate = try scanner.value(for: "--tiles")
             case .option("--tiles-attribution"):
                 attribution = try scanner.value(for: "--tiles-attribution")
+            case .option("--tiles-file"):
+                // Only named here: the server opens it (SQLite is the server's, not loctrack's).
+                tileFiles.append(try scanner.path(for: "--tiles-file", expected: "an MBTiles file"))
+                guard tileFiles.count <= Self.mostTileFiles else {
+                    throw UsageError.invalidValue(
+                        tileFiles.last!, option: "--tiles-file", expected: "at most \(Self.mostTileFiles) chart files")
+                }
             case .option("--stale"):
                 staleSeconds = try scanner.positiveNumber(for: "--stale", unit: "seconds")
             case .option("--max-streams"):

@@ -1,33 +1,50 @@
 import LocTrackFormats
 import LocTrack
 public import LocTrackServeOptions
+public import LocTrackCharts
 
 /// Everything `serve` answers, decided without a server: a request in, a response out
 /// (docs/http.md). Serve/ hands each request here and writes back what it returns.
 ///
 /// In order: a request with a body is refused (413); with a token, the token is checked
 /// (401, or 303 for `?token=`), before anything else is revealed; then the method (405),
-/// then the path, which must be exactly one of the listed paths (404). Every response gets
-/// the security headers.
+/// then the path, which must be exactly one of the listed paths (404) or a tile's
+/// (``ChartTiles``). Every response gets the security headers.
+///
+/// Async for the tiles alone: a tile not in memory is read on a chart reader thread, and
+/// the request waits for it without holding a thread. Everything else is answered at once.
 public final class WebService: Sendable {
     private let readings: any LiveReadings
     private let assets: AssetCatalog
     private let access: AccessCheck?
     private let securityHeaders: [(name: String, value: String)]
     private let configuration: [UInt8]
+    private let tiles: ChartTiles
 
     public static let allowedMethods = "GET, HEAD"
 
-    public init(readings: any LiveReadings, assets: AssetCatalog, token: AccessToken?, options: ServeOptions) {
+    /// - Parameter charts: the `--tiles-file` charts, opened (nil: none).
+    public init(
+        readings: any LiveReadings, assets: AssetCatalog, token: AccessToken?, options: ServeOptions,
+        charts: ChartLibrary? = nil
+    ) {
         self.readings = readings
         self.assets = assets
         self.access = token.map(AccessCheck.init(token:))
         self.securityHeaders = SecurityHeaders.fields(tilesOrigin: options.tiles?.origin)
-        self.configuration = Array(ConfigDocument.json(options: options, version: LocTrackVersion.number).utf8)
+        self.configuration = Array(
+            ConfigDocument.json(options: options, layers: charts?.layers ?? [], version: LocTrackVersion.number).utf8)
+        self.tiles = ChartTiles(charts)
     }
 
-    public func respond(to request: WebRequest) -> WebResponse {
-        var response = route(request)
+    public func respond(to request: WebRequest) async -> WebResponse {
+        var response: WebResponse
+        switch route(request) {
+        case .answer(let answer):
+            response = answer
+        case .tile(let address):
+            response = await tiles.response(for: address, ifNoneMatch: request.header("If-None-Match"))
+        }
         response.headers = securityHeaders + response.headers
         // HEAD: GET's headers with the length GET's body would have, and no body. The server
         // library can only count the body it is given, so the length is given here.
@@ -41,7 +58,29 @@ public final class WebService: Sendable {
         return response
     }
 
-    private func route(_ request: WebRequest) -> WebResponse {
+    /// A request's answer, or the tile it asks for (to be looked up, which may wait).
+    private enum Routed {
+        case answer(WebResponse)
+        case tile(TileAddress)
+    }
+
+    private func route(_ request: WebRequest) -> Routed {
+        switch check(request) {
+        case .some(let refusal):
+            return .answer(refusal)
+        case .none where request.path.hasPrefix(TileAddress.pathPrefix) && request.path != TileAddress.pathPrefix:
+            switch TileAddress.parse(request.path) {
+            case .tile(let address): return .tile(address)
+            case .malformed: return .answer(ChartTiles.malformed)
+            }
+        case .none:
+            return .answer(answer(request))
+        }
+    }
+
+    /// Why the request is refused before its path is looked at (body, target, token,
+    /// method); nil when it is not.
+    private func check(_ request: WebRequest) -> WebResponse? {
         if request.hasBody { return .text(413, "a request to loctrack serve has no body") }
         guard Self.isPrintable(request.path), Self.isPrintable(request.query) else {
             return .text(400, "malformed request target")
@@ -61,6 +100,12 @@ public final class WebService: Sendable {
         guard request.method == "GET" || request.method == "HEAD" else {
             return .text(405, "method not allowed: only GET and HEAD", headers: [("Allow", Self.allowedMethods)])
         }
+        return nil
+    }
+
+    /// The answer to a checked request for anything but a tile.
+    private func answer(_ request: WebRequest) -> WebResponse {
+        let query = QueryItems(request.query)
         guard let path = RequestPath.decoded(request.path) else { return .notFound }
         guard let route = APIRoute(rawValue: path) else {
             guard let asset = assets.asset(at: path) else { return .notFound }

@@ -8,7 +8,9 @@ import HTTPTypes
 /// Content-Length, or an event stream chunk by chunk as it comes.
 public struct WebResponder: Sendable {
     /// What `serve` answers (LocTrackWeb's `WebService.respond(to:)`).
-    public typealias Respond = @Sendable (WebRequest) -> WebResponse
+    /// Async only for what must be read first (a chart's tile, on a reader thread); the
+    /// rest is answered without suspending.
+    public typealias Respond = @Sendable (WebRequest) async -> WebResponse
 
     /// A whole body goes out in slices of this size, each written when the connection can
     /// take it, so that NIO holds at most about one slice beyond its high-water mark and a
@@ -25,7 +27,7 @@ public struct WebResponder: Sendable {
     /// For `HTTP1Channel(responder:)`.
     public func handle(_ request: Request, writer: consuming ResponseWriter, channel: any Channel) async throws {
         let webRequest = WebRequest(request.head)
-        let response = respond(webRequest)
+        let response = await respond(webRequest)
         var head = response.head(method: request.method)
         // A body is refused (413) without being read: the connection closes after the
         // answer, so that a client cannot keep it busy by sending the body slowly.

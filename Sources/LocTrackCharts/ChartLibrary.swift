@@ -1,0 +1,62 @@
+import LocTrackSystem
+
+/// The charts `loctrack serve --tiles-file` serves (docs/serve.md, "Charts"): the layers,
+/// checked when opened, and their tiles, read off the event loop (``TileReadPool``) with
+/// the hot ones kept in memory (``HotTileCache``). The files are read, never loaded: a
+/// chart of several GB costs the server its connections' page caches (1 MiB each), the
+/// hot tiles (``cacheBudget``) and what is being read.
+public final class ChartLibrary: Sendable {
+    public let layers: [ChartLayer]
+    /// Lines for stderr about files that are served but not wholly (a `-wal` file's data).
+    public let warnings: [String]
+    private let pool: TileReadPool
+    private let cache: HotTileCache
+
+    /// Hot tiles kept at most, in bytes.
+    public static let cacheBudget = 8 << 20
+    /// Reader threads: a chart read waits on storage, not on a core, and two keep an SD card
+    /// busy without a crowd of threads.
+    public static let readerThreads = 2
+
+    /// Opens `paths` in order (layer 1, 2, …): the first a base layer, the others overlays,
+    /// unless a file's `type` says otherwise.
+    /// - Throws: the first file that cannot be served, with its line and exit code.
+    public init(paths: [String], readers: Int = readerThreads, cacheBudget: Int = cacheBudget) throws(ChartFileError) {
+        var layers: [ChartLayer] = []
+        var warnings: [String] = []
+        for (index, path) in paths.enumerated() {
+            let (layer, warning) = try ChartFileInspection.inspect(path: path, number: index + 1, isFirst: index == 0)
+            layers.append(layer)
+            if let warning { warnings.append(warning) }
+        }
+        do {
+            pool = try TileReadPool(paths: paths, threads: readers)
+        } catch {
+            throw ChartFileError(path: paths.first ?? "", reason: "cannot start a reader thread: \(error)", exitCode: 71)
+        }
+        self.layers = layers
+        self.warnings = warnings
+        self.cache = HotTileCache(budget: cacheBudget)
+    }
+
+    deinit { pool.stop() }
+
+    /// The layer numbered `number` (from 1), if there is one.
+    public func layer(_ number: Int) -> ChartLayer? {
+        layers.indices.contains(number - 1) ? layers[number - 1] : nil
+    }
+
+    /// The tile at `address`: from memory when it was asked for lately, else read from its
+    /// file on a reader thread. ``TileLookup/absent`` without a read when the layer cannot
+    /// hold it (another extension, outside its zooms, the grid or its bounds).
+    public func tile(at address: TileAddress) async -> TileLookup {
+        guard let layer = layer(address.layer), layer.mayHold(address) else { return .absent }
+        if let data = cache.tile(at: address) { return .found(data) }
+        let lookup = await pool.read(address)
+        if case .found(let data) = lookup { cache.keep(data, at: address) }
+        return lookup
+    }
+
+    /// Stops the reader threads and joins them (also when the library goes).
+    public func close() { pool.stop() }
+}
