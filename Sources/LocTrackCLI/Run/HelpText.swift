@@ -31,7 +31,7 @@ enum HelpText {
           loctrack monitor add|remove|list|run|export …   (see 'loctrack help monitor')
           loctrack serve  [--listen ADDR:PORT] [--token-file FILE] [--monitor NAME [--dwell SECONDS]]
                           [--track PATTERN] [--tiles URL-TEMPLATE [--tiles-attribution TEXT]]
-                          [--stale SECONDS] [--max-streams N] [--verbose] [SOURCE]
+                          [--tiles-file FILE]... [--stale SECONDS] [--max-streams N] [--verbose] [SOURCE]
           loctrack trips  [--format json|text|csv] FILE...
           loctrack odometer [--set METERS] [--odometer-file FILE]
           loctrack help [COMMAND]
@@ -220,13 +220,15 @@ enum HelpText {
     static let serve = """
         Usage: loctrack serve [--listen ADDR:PORT] [--token-file FILE] [--monitor NAME [--dwell SECONDS]]
                               [--track PATTERN] [--tiles URL-TEMPLATE [--tiles-attribution TEXT]]
-                              [--stale SECONDS] [--max-streams N] [--verbose] [SOURCE]
+                              [--tiles-file FILE]... [--stale SECONDS] [--max-streams N] [--verbose]
+                              [SOURCE]
 
         Serves a page that shows the position, its accuracy and track, the receiver's
         status, its satellites and the regions of a monitor, live, and an HTTP API of
         the same (server-sent events at /events, JSON at /api/...), until SIGINT or
         SIGTERM (exit 0). The page needs no internet: its map library is Debian's
-        libjs-leaflet. Nothing served changes anything. It is run by the program
+        libjs-leaflet, its charts are files on this computer (--tiles-file). Nothing
+        served changes anything. It is run by the program
         loctrack-serve, found through $LOCTRACK_SERVE, else beside loctrack, else in
         ../lib/loctrack/ from there (exit 69 when there is none).
 
@@ -248,21 +250,29 @@ enum HelpText {
                                  https://tile.example.org/{z}/{x}/{y}.png ({s}. may start
                                  the host); without it, no base map and nothing fetched
           --tiles-attribution TEXT  the tiles' attribution, shown on the map
+          --tiles-file FILE      a chart: a raster MBTiles file (PNG, JPEG or WebP
+                                 tiles) served by loctrack, no internet needed; the
+                                 first is the base map, later ones overlays (a file's
+                                 type metadata may decide); up to 16, with --tiles too
           --stale SECONDS        grey the fix when none came for SECONDS (default 3)
           --max-streams N        at most N event streams at once (default 64)
           -v, --verbose          report connection events on stderr
           -h, --help             this help
 
         Exit codes: 64 usage (a malformed --listen, a non-loopback --listen without
-        --token-file), 65 the monitor's state file is not a monitor's, 69 the address
+        --token-file), 65 the monitor's state file is not a monitor's, or a --tiles-file
+        is not a raster MBTiles file (not SQLite, no tiles table, vector tiles, no
+        tile), 66 a --tiles-file is missing, unreadable or a folder, 69 the address
         cannot be listened on or loctrack-serve is missing, 72 a file of the page is
         missing (Leaflet: apt install libjs-leaflet), 78 the token file is missing,
-        unreadable, empty or readable by others. The API: docs/http.md.
+        unreadable, empty or readable by others. The API: docs/http.md; charts:
+        docs/serve.md.
 
         Examples:
           loctrack serve                          (http://127.0.0.1:8947/, this computer only)
           loctrack serve --monitor home --track '/var/lib/loctrack/tracks/%F.json'
           loctrack serve --listen 0.0.0.0:8947 --token-file /etc/loctrack/serve.token
+          loctrack serve --tiles-file harbour.mbtiles --tiles-file seamarks.mbtiles
 
         """
 
