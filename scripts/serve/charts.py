@@ -27,7 +27,9 @@ HARBOUR_ATTRIBUTION_HTML = ('<a href="https://example.org/charts">&copy; Test Ch
 HARBOUR_ATTRIBUTION_TEXT = "© Test Charts & Bold <b>literal</b> ©™"
 SEAMARKS_BOUNDS = (-4.18, 48.32, -4.12, 48.38)
 SEAMARKS_ZOOMS = range(9, 17)
-SEAMARKS_NAME = "Seamarks <OpenSeaMap> & co"
+# The name is read as the attribution is (docs/http.md: text, not HTML): an escaped tag stays text.
+SEAMARKS_NAME_HTML = "Seamarks &amp; &lt;i&gt;lights&lt;/i&gt;"
+SEAMARKS_NAME = "Seamarks & <i>lights</i>"
 SEAMARKS_ATTRIBUTION_HTML = '&copy; <a href="https://www.openseamap.org">OpenSeaMap</a>   contributors'
 SEAMARKS_ATTRIBUTION_TEXT = "© OpenSeaMap contributors"
 ANCHORAGE = (48.3512, -4.1487)  # lat, lon
@@ -44,7 +46,7 @@ def harbour(folder: Path) -> mbtiles.Chart:
 
 
 def seamarks(folder: Path) -> mbtiles.Chart:
-    metadata = mbtiles.metadata_for(SEAMARKS_NAME, SEAMARKS_ZOOMS, SEAMARKS_BOUNDS, kind="overlay",
+    metadata = mbtiles.metadata_for(SEAMARKS_NAME_HTML, SEAMARKS_ZOOMS, SEAMARKS_BOUNDS, kind="overlay",
                                     attribution=SEAMARKS_ATTRIBUTION_HTML)
     return mbtiles.make_chart(folder / "seamarks.mbtiles", SEAMARKS_ZOOMS, SEAMARKS_BOUNDS, metadata, overlay=True)
 

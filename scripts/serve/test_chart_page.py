@@ -15,7 +15,7 @@ Read from what Leaflet itself puts in the page (`.leaflet-tile-pane img`, `.leaf
   that no control or panel covers): in the base tile under the fix, away from the overlay's
   squares, the colour that encodes that tile's z/x/y; in the middle of the overlay tile under the
   fix, the overlay's colour for its z/x/y: the right tiles, rows flipped right, the overlay on top;
-- the layer switch lists both names as text (the overlay's has `<` and `&` in it) in its base and
+- the layer switch lists both names as text (the overlay's is `Seamarks & <i>lights</i>`) in its base and
   overlay sections, the overlay switched on; the attribution shows both layers' attributions as
   text (no element made from the metadata's HTML: `<b>literal</b>` shown as those characters);
 - every tile the page asked for was there (200), nothing requested from anywhere but the server,
@@ -283,7 +283,7 @@ def check_switch_and_attribution(r: Result, browser: Browser) -> None:
     if r.check(switch is not None, "the page has Leaflet's layer switch (.leaflet-control-layers)"):
         r.check(switch["base"] == ["Harbour chart"] and switch["overlays"] == [charts.SEAMARKS_NAME],
                 "the layer switch lists the base layer and the overlay by name, as text", switch)
-        r.check(set(switch["tags"]) <= {"span", "input", "div"},
+        r.check(set(switch["tags"]) <= {"span", "input", "div", "label"},
                 "no element made from a layer's name (only Leaflet's own span and input)", sorted(set(switch["tags"])))
         r.check(switch["overlaysOn"] == [True], "the overlay is switched on", switch["overlaysOn"])
     attribution = browser.evaluate(_ATTRIBUTION)

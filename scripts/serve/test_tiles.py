@@ -15,11 +15,11 @@ an overlay by its place).
   "<file tag>-Z-X-Y" (one file tag per layer, another per layer), Cache-Control private,
   max-age=86400; 304 on If-None-Match with it, 200 with another; HEAD: the headers, no body; a
   query changes nothing; .jpeg is the JPEG layer's .jpg;
-- well-formed paths with nothing there (no layer 0 or 8, a zoom outside the layer's, x or y at or
+- well-formed paths with nothing there (no layer 8 or 999, a zoom outside the layer's, x or y at or
   beyond 2^z, a tile outside the bounds, the stray tiles, no row, another extension, the rows only
   in the -wal file): 404 with an empty body and the same Cache-Control;
-- malformed paths (leading zeros, letters, signs, too many digits, z 31, extra or missing
-  segments, encoded slashes, an unknown extension): 400, one line of text/plain;
+- malformed paths (layer 0, leading zeros, letters, signs, too many digits, z 31, extra or
+  missing segments, encoded slashes, an unknown extension): 400, one line of text/plain;
 - the token: 401 without it, 200 with the cookie; every tile response carries docs/http.md's
   Content-Security-Policy (img-src 'self' data:);
 - the WAL file: one warning line on stderr that names it; still served.
@@ -214,7 +214,6 @@ def check_nothing_there(r: Result, serve: Serve, layers: List[Layer], auth: Dict
     edge = 1 << z
     east = max(a[1] for a in harbour.chart.addresses if a[0] == z) + 1
     cases = [
-        ("no layer 0", "/tiles/0/%d/%d/%d.png" % (z, x, y)),
         ("no layer %d" % (len(layers) + 1), "/tiles/%d/%d/%d/%d.png" % (len(layers) + 1, z, x, y)),
         ("no layer 999", "/tiles/999/%d/%d/%d.png" % (z, x, y)),
         ("zoom below the layer's (%d)" % (low - 1), harbour.path((low - 1, x >> (z - low + 1), y >> (z - low + 1)))),
@@ -249,6 +248,7 @@ def check_nothing_there(r: Result, serve: Serve, layers: List[Layer], auth: Dict
 
 
 MALFORMED = [
+    ("layer 0 (they count from 1)", "/tiles/0/12/2000/1400.png"),
     ("a leading zero in the layer", "/tiles/01/12/2000/1400.png"), ("a leading zero in z", "/tiles/1/012/2000/1400.png"),
     ("a leading zero in x", "/tiles/1/12/02000/1400.png"), ("a leading zero in y", "/tiles/1/12/2000/01400.png"),
     ("00 as x", "/tiles/1/12/00/1400.png"),
