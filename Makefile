@@ -117,7 +117,8 @@ build: deps
 	$(SWIFT) build -c release --product loctrack-trips $(SWIFT_BUILD_FLAGS)
 	@# loctrack-trips reads GPX through libxml2; loctrack itself must not load it.
 	@if ldd $(BIN) | grep -q libxml2; then echo "$(BIN) links libxml2" >&2; exit 1; fi
-	@echo "built $(BIN) and $(TRIPS_BIN) (loctrack without libxml2: ldd)"
+	@if ldd $(BIN) | grep -q libsqlite3; then echo "$(BIN) links libsqlite3" >&2; exit 1; fi
+	@echo "built $(BIN) and $(TRIPS_BIN) (loctrack without libxml2 or libsqlite3: ldd)"
 
 # Debug build first: the tests run the `loctrack` executable that sits next to
 # the test bundle in .build/debug.

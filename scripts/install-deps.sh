@@ -9,12 +9,15 @@
 #           libcurl4-openssl-dev
 #                             libcurl's headers, for the Traccar uplink (libcurl itself is
 #                             loaded when an uplink starts; libcurl4 comes with them)
+#           libsqlite3-dev    SQLite, which `loctrack serve --tiles-file` reads MBTiles charts
+#                             with (only loctrack-serve links it)
 #   demo    gpsd, gpsd-clients  the daemon, gpsfake and gpspipe: `make demo` replays a drive
 #           libjs-leaflet     Leaflet for `loctrack serve`'s page (/usr/share/javascript/leaflet)
 #   test    mosquitto, mosquitto-clients
 #                             the MQTT broker the publishing tests start, and its clients
 #           zsh, fish         the completion tests check the zsh and fish scripts with the
 #                             shells themselves (5 small packages, about 8 MB, no daemons)
+#           sqlite3           the chart tests make their MBTiles files with SQLite's own tool
 #   deb     dpkg-dev, lintian `make deb`: dpkg-shlibdeps computes the package's dependencies,
 #                             lintian checks the package
 #   venv    python3-venv      `make ha-test` and `make serve-test` make virtual environments
@@ -35,9 +38,9 @@ set -euo pipefail
 
 group_packages() {
     case $1 in
-        build) echo libgps-dev libmosquitto-dev libxml2-dev libcurl4-openssl-dev ;;
+        build) echo libgps-dev libmosquitto-dev libxml2-dev libcurl4-openssl-dev libsqlite3-dev ;;
         demo) echo gpsd gpsd-clients libjs-leaflet ;;
-        test) echo mosquitto mosquitto-clients zsh fish ;;
+        test) echo mosquitto mosquitto-clients zsh fish sqlite3 ;;
         traccar) echo openssl ;;
         deb) echo dpkg-dev lintian ;;
         venv) echo python3-venv ;;
@@ -71,8 +74,9 @@ installed() { # dpkg's view when there is a dpkg, else look for the files themse
         libmosquitto-dev) pkg-config --exists libmosquitto 2>/dev/null ;;
         libxml2-dev) pkg-config --exists libxml-2.0 2>/dev/null ;;
         libcurl4-openssl-dev) pkg-config --exists libcurl 2>/dev/null ;;
+        libsqlite3-dev) pkg-config --exists sqlite3 2>/dev/null ;;
         dpkg-dev) command -v dpkg-shlibdeps >/dev/null 2>&1 ;;
-        lintian | zsh | fish | openssl) command -v "$pkg" >/dev/null 2>&1 ;;
+        lintian | zsh | fish | openssl | sqlite3) command -v "$pkg" >/dev/null 2>&1 ;;
         python3-venv) python3 -c 'import ensurepip, venv' >/dev/null 2>&1 ;;
         libjs-leaflet) [ -f /usr/share/javascript/leaflet/leaflet.js ] ;;
         chromium) command -v chromium >/dev/null 2>&1 ;;

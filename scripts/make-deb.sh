@@ -62,7 +62,8 @@ sed "s|@YEAR@|$(date -u -d "@$SOURCE_DATE_EPOCH" +%Y)|; s|@MAINTAINER@|$MAINTAIN
 chmod 0644 "$DOCDIR/copyright" "$DOCDIR/changelog.Debian.gz"
 
 # Dependencies: dpkg-shlibdeps reads the libraries the binaries link (libgps28,
-# libmosquitto1, libxml2 for loctrack-trips, libc6, libstdc++6, libgcc-s1) with the versions
+# libmosquitto1, libxml2 for loctrack-trips, libsqlite3-0 for loctrack-serve's charts, libc6,
+# libstdc++6, libgcc-s1) with the versions
 # their symbols need; the server's page needs Debian's Leaflet (read from
 # /usr/share/javascript/leaflet); the Traccar uplink loads libcurl.so.4 with dlopen (so
 # dpkg-shlibdeps cannot see it): libcurl4 (every call it makes is in libcurl 7.32 and later,

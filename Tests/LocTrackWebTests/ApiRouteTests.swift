@@ -61,7 +61,7 @@ import LocTrackServeOptions
         let response = await Fixture.service().respond(to: .get("/api/config"))
         #expect(response.status == 200)
         #expect(response.header("Content-Type") == "application/json")
-        #expect(response.text == #"{"version":"\#(LocTrackVersion.number)","staleSeconds":3,"monitor":null,"tiles":null}"#)
+        #expect(response.text == #"{"version":"\#(LocTrackVersion.number)","staleSeconds":3,"monitor":null,"tiles":null,"layers":[]}"#)
     }
 
     @Test func givenTilesMonitorAndStaleWhenApiConfigIsAskedThenItSaysThemEscaped() async throws {
@@ -71,7 +71,7 @@ import LocTrackServeOptions
             staleSeconds: 2.5)
         let response = await Fixture.service(options: options).respond(to: .get("/api/config"))
         #expect(response.text == #"{"version":"\#(LocTrackVersion.number)","staleSeconds":2.5,"monitor":"home","#
-            + #""tiles":{"url":"https://tile.example.org/{z}/{x}/{y}.png","attribution":"© \"OSM\" contributors"}}"#)
+            + #""tiles":{"url":"https://tile.example.org/{z}/{x}/{y}.png","attribution":"© \"OSM\" contributors"},"layers":[]}"#)
     }
 
     @Test func givenATrackQueryWhenApiTrackIsAskedThenTheLiveSideGetsItParsedAndItsDocumentIsTheBody() async throws {

@@ -136,6 +136,30 @@ struct ServeOptionsTests {
         }
     }
 
+    @Test("given --tiles-file several times, with --tiles, when parsed then they are kept in order and handed over whole")
+    func tileFiles() throws {
+        let options = try ServeOptions(arguments: [
+            "--tiles-file", "charts/base.mbtiles", "--tiles", "https://t.org/{z}/{x}/{y}.png",
+            "--tiles-file=/var/lib/loctrack/charts/seamarks.mbtiles", "--tiles-file", "--odd name.mbtiles",
+        ])
+        #expect(options.tileFiles == ["charts/base.mbtiles", "/var/lib/loctrack/charts/seamarks.mbtiles", "--odd name.mbtiles"])
+        #expect(options.tiles?.template == "https://t.org/{z}/{x}/{y}.png")
+        #expect(try ServeOptions(handoff: options.handoffArguments) == options)
+        #expect(try ServeOptions(handoff: ServeOptions().handoffArguments).tileFiles == [])
+    }
+
+    @Test("given --tiles-file without a file, or more than 16, when parsed then it is refused")
+    func tileFilesRefused() throws {
+        #expect(throws: UsageError.self) { try ServeOptions(arguments: ["--tiles-file"]) }
+        #expect(throws: UsageError.self) { try ServeOptions(arguments: ["--tiles-file", ""]) }
+        let seventeen = (1...17).flatMap { ["--tiles-file", "c\($0).mbtiles"] }
+        let error = try #require(throws: UsageError.self) { try ServeOptions(arguments: seventeen) }
+        guard case .invalidValue("c17.mbtiles", option: "--tiles-file", expected: "at most 16 chart files") = error else {
+            Issue.record("\(error)")
+            return
+        }
+    }
+
     @Test("given a bad number, name or pattern when parsed then it is an invalid value of that option",
           arguments: [
             ("--stale", "0"), ("--stale", "-1"), ("--stale", "soon"), ("--max-streams", "0"), ("--max-streams", "1.5"),

@@ -1,3 +1,4 @@
+import LocTrackCharts
 import LocTrackFormats
 import LocTrackWeb
 import LocTrackServeOptions
@@ -12,8 +13,8 @@ enum Fixture {
     static let token = AccessToken("s3cret-Token+/=")!
 
     static func service(readings: ScriptedReadings = ScriptedReadings(), token: AccessToken? = nil,
-                        options: ServeOptions = ServeOptions()) -> WebService {
-        WebService(readings: readings, assets: assets, token: token, options: options)
+                        options: ServeOptions = ServeOptions(), charts: ChartLibrary? = nil) -> WebService {
+        WebService(readings: readings, assets: assets, token: token, options: options, charts: charts)
     }
 }
 
