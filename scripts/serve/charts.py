@@ -1,5 +1,5 @@
 """The charts of the tiles tests (8 and 11): two MBTiles made by scripts/support/mbtiles.py around
-a harbour, the layers /api/config must list for them, and a receiver anchored in that harbour.
+a harbour, the layers /api/config must list for them, and a receiver on a boat at anchor in that harbour.
 
 HARBOUR is the base map: no `type` in its metadata (the first file is a base layer), an attribution
 in HTML whose text holds an escaped tag (`&lt;b&gt;`: after the tags are removed and the entities
@@ -8,12 +8,14 @@ and two stray tiles stored outside what its metadata states (zoom 16, and a tile
 bounds), which the server must not serve. SEAMARKS is the overlay (`type` overlay in its
 metadata), zooms 9 to 16 over a smaller square, named with `<` and `&` in it, which the page's
 layer switch must show as text. ANCHORAGE is inside both: at the page's zoom the base tile under
-the fix is the base layer's (over-zoomed past 15) and the overlay's square is drawn over it.
+the fix is the base layer's (over-zoomed past 15) and the overlay's square is drawn over it; the
+receiver's boat swings round its anchor there (anchored_log), so the page draws a track.
 """
 
 from __future__ import annotations
 
 import datetime
+import math
 from pathlib import Path
 from typing import Dict, List, Tuple
 
@@ -33,6 +35,8 @@ SEAMARKS_NAME = "Seamarks & <i>lights</i>"
 SEAMARKS_ATTRIBUTION_HTML = '&copy; <a href="https://www.openseamap.org">OpenSeaMap</a>   contributors'
 SEAMARKS_ATTRIBUTION_TEXT = "© OpenSeaMap contributors"
 ANCHORAGE = (48.3512, -4.1487)  # lat, lon
+SWING_METRES = 40.0  # the boat's circle around its anchor
+SWING_EPOCHS = 120  # once round in 2 minutes: about 4 knots
 WORLD = [-180.0, -85.051129, 180.0, 85.051129]
 
 
@@ -87,19 +91,27 @@ def layer_differences(got, expected: Dict) -> List[str]:
 
 
 def anchored_log(folder: Path, epochs: int = 600, lead_in: int = 20) -> Path:
-    """An NMEA recording of a receiver at ANCHORAGE, 1 Hz epochs (GGA, GSA, RMC), after `lead_in`
-    $GPTXT sentences (time for loctrack to watch gpsd before the first fix)."""
-    lat, lon = ANCHORAGE
-    lat_text = "%02d%07.4f" % (int(lat), (lat - int(lat)) * 60)
-    lon_text = "%03d%07.4f" % (int(abs(lon)), (abs(lon) - int(abs(lon))) * 60)
+    """An NMEA recording of a boat swinging at anchor: 1 Hz epochs (GGA, GSA, RMC) on a circle of
+    SWING_METRES around ANCHORAGE, once round every SWING_EPOCHS, after `lead_in` $GPTXT
+    sentences (time for loctrack to watch gpsd before the first fix). The circle stays inside
+    the anchorage's tiles up to zoom 16, so the tile under the fix is the same all along."""
+    centre_lat, centre_lon = ANCHORAGE
+    metres_per_degree = 111_320.0
     start = datetime.datetime(2026, 3, 15, 12, 0, 0)
     lines = [nmea("GPTXT,01,01,02,loctrack chart test lead-in %d" % index) for index in range(lead_in)]
+    knots = 2 * math.pi * SWING_METRES / SWING_EPOCHS / 0.514444
     for k in range(epochs):
+        angle = 2 * math.pi * k / SWING_EPOCHS
+        lat = centre_lat + SWING_METRES * math.cos(angle) / metres_per_degree
+        lon = centre_lon + SWING_METRES * math.sin(angle) / (metres_per_degree * math.cos(math.radians(centre_lat)))
+        course = (math.degrees(angle) + 90) % 360
+        lat_text = "%02d%07.4f" % (int(lat), (lat - int(lat)) * 60)
+        lon_text = "%03d%07.4f" % (int(abs(lon)), (abs(lon) - int(abs(lon))) * 60)
         when = start + datetime.timedelta(seconds=k)
         hms, date = when.strftime("%H%M%S") + ".00", when.strftime("%d%m%y")
         lines += [nmea("GPGGA,%s,%s,N,%s,W,1,09,0.8,12.0,M,51.0,M,," % (hms, lat_text, lon_text)),
                   nmea("GPGSA,A,3,02,05,12,13,15,18,20,25,29,,,,1.4,0.8,1.1"),
-                  nmea("GPRMC,%s,A,%s,N,%s,W,0.0,0.0,%s,,,A" % (hms, lat_text, lon_text, date))]
+                  nmea("GPRMC,%s,A,%s,N,%s,W,%.1f,%.1f,%s,,,A" % (hms, lat_text, lon_text, knots, course, date))]
     path = folder / "anchorage.nmea"
     path.write_text("\n".join(lines) + "\n")
     return path

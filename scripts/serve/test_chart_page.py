@@ -1,11 +1,11 @@
 """Test 11: the page with two charts in headless Chromium (only loopback resolves), `serve
 --tiles-file harbour.mbtiles --tiles-file seamarks.mbtiles` (scripts/serve/charts.py), against
-gpsfake replaying a receiver anchored in the harbour.
+gpsfake replaying a receiver on a boat swinging round its anchor in the harbour.
 
 Read from what Leaflet itself puts in the page (`.leaflet-tile-pane img`, `.leaflet-control-layers`,
 `.leaflet-control-attribution`), once every tile image is loaded and none has changed for 0.5 s:
 
-- the fix shown at the anchorage; both layers' tile images loaded from the server's own
+- the fix shown on the boat's circle, 25 fixes drawn; both layers' tile images loaded from the server's own
   /tiles/1/ and /tiles/2/ (naturalWidth 256), the tile under the fix among them;
 - each layer drawn at the right zoom: its own tiles up to its maxzoom, scaled beyond (over-zoom:
   never grey, never dropped), both layers agreeing on the map's zoom; once at the page's first
@@ -20,7 +20,7 @@ Read from what Leaflet itself puts in the page (`.leaflet-tile-pane img`, `.leaf
   text (no element made from the metadata's HTML: `<b>literal</b>` shown as those characters);
 - every tile the page asked for was there (200), nothing requested from anywhere but the server,
   no error in the console, no Content-Security-Policy violation;
-- a screenshot of the first view: out/serve/serve-chart.png and, with --figures
+- a screenshot of the first view, the layer switch open: out/serve/serve-chart.png and, with --figures
   (`make serve-screenshot`), docs/figures/serve-chart.png.
 """
 
@@ -39,13 +39,14 @@ from support.serve_process import Serve
 
 from . import charts
 from .browser import Browser, foreign, origin_of
-from .harness import Settings
+from .harness import Settings, count
 
 TITLE = "the page with a base chart and an overlay, under the live fix"
 EXPECTATION = "both layers' tiles drawn from the server (colours = their z/x/y under the fix), over-zoomed past " \
               "maxzoom; layer switch and attribution as text; no 404, no request elsewhere, no console error"
 
 SCREENSHOT = "serve-chart.png"
+TRACK_POINTS = 25  # fixes on the page before it is read: a track to see in the screenshot
 TILE_PATH = re.compile(r"/tiles/(\d+)/(\d+)/(\d+)/(\d+)\.(png|jpg|jpeg|webp)$")
 LAYERS = {1: ("base", max(charts.HARBOUR_ZOOMS)), 2: ("overlay", max(charts.SEAMARKS_ZOOMS))}
 
@@ -81,6 +82,11 @@ for (const fy of fractions) for (const fx of fractions) {
   if (at && (at === map || (map.contains(at) && !at.closest('.leaflet-control-container')))) return [x, y];
 }
 return null;
+"""
+
+_SWITCH_OPEN = """
+const control = document.querySelector('.leaflet-control-layers');
+if (control) control.classList.toggle('leaflet-control-layers-expanded', arguments[0]);
 """
 
 _LAYER_SWITCH = """
@@ -137,17 +143,20 @@ def run(settings: Settings, r: Result) -> None:
         url = serve.url("/")
         seconds = browser.open(url)
         r.note("page ready %.2f s after the request" % seconds)
-        page = browser.wait(lambda p: p["fields"].get("marker") is not None, 20)
+        page = browser.wait(lambda p: (count(p["fields"].get("trackPoints")) or 0) >= TRACK_POINTS, 20)
         marker = (page or browser.page())["fields"].get("marker")
-        r.check(bool(marker) and distance_m(marker[0], marker[1], *charts.ANCHORAGE) < 1.0,
-                "the fix shown at the anchorage (%.4f, %.4f) within 1 m" % charts.ANCHORAGE, marker)
+        r.check(bool(marker) and distance_m(marker[0], marker[1], *charts.ANCHORAGE) < charts.SWING_METRES + 1,
+                "the fix shown on the boat's circle round the anchorage (%.4f, %.4f), %d fixes drawn as a track"
+                % (charts.ANCHORAGE + (TRACK_POINTS,)), (marker, (page or {}).get("fields", {}).get("trackPoints")))
         settled = settle(browser)
         if not r.check(settled is not None, "both layers' tile images loaded (complete, naturalWidth 256, opaque) and "
                        "unchanged for 0.5 s, within 20 s", summary(browser.evaluate(_TILE_IMAGES))):
             return
         check_drawn(r, browser, settled, {1: harbour, 2: seamarks}, "the first view")
         shot = settings.out / SCREENSHOT
+        browser.evaluate(_SWITCH_OPEN, True)  # the screenshot shows the layer switch's choices
         browser.screenshot(shot)
+        browser.evaluate(_SWITCH_OPEN, False)
         if settings.figures is not None:
             settings.figures.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(shot, settings.figures / SCREENSHOT)
