@@ -5,7 +5,8 @@ Started as a process of the bench's own, never as the system's service: its conf
 file, logs and temporary folders in a folder of its own, `daemon off` (the bench owns the master
 process and kills its group), the error log given with -e so that nothing under /var/log is
 touched. The configuration is what a static tile server would use: 2 workers (one per core
-here), sendfile, open_file_cache, no access log, the same Cache-Control as loctrack's tiles.
+here), sendfile, an open_file_cache of 10,000 files (and the descriptors it needs), no access
+log, the same Cache-Control as loctrack's tiles.
 """
 
 from __future__ import annotations
@@ -20,13 +21,14 @@ from pathlib import Path
 from typing import Optional
 
 from support import processes as procs  # scripts/support
-from support.procfs import group_members, listening, proc_status_kb
+from support.procfs import group_members, listening, proc_cpu, proc_status_kb
 
 NGINX = "/usr/sbin/nginx"
 
 CONFIG = """# written by Benchmarks/bench/nginx.py for the serve-tiles part
 {user}
 worker_processes 2;
+worker_rlimit_nofile 65536;
 daemon off;
 pid {home}/nginx.pid;
 error_log {home}/error.log warn;
@@ -35,7 +37,7 @@ http {{
     access_log off;
     sendfile on;
     tcp_nopush on;
-    open_file_cache max=50000 inactive=60s;
+    open_file_cache max=10000 inactive=60s;
     open_file_cache_valid 60s;
     types {{ image/png png; image/jpeg jpg; image/webp webp; }}
     default_type application/octet-stream;
@@ -87,6 +89,12 @@ class Nginx:
     def rss_kb(self) -> Optional[int]:
         """VmRSS of the master and its workers, summed."""
         values = [proc_status_kb(pid, "VmRSS") for pid in group_members(self.process.pid)]
+        values = [value for value in values if value is not None]
+        return sum(values) if values else None
+
+    def cpu(self) -> Optional[float]:
+        """utime + stime of the master and its workers, summed (seconds)."""
+        values = [proc_cpu(pid) for pid in group_members(self.process.pid)]
         values = [value for value in values if value is not None]
         return sum(values) if values else None
 

@@ -10,23 +10,24 @@ paths. Two workloads, each a shuffled list of distinct paths:
          hot tiles): what a page showing one area asks for;
   wide   --tiles-wide tiles (20,000: a block of zoom 16, about 250 MB, far more than that cache):
          every tile read from the file.
-Per workload and server: tiles per second, latency p50/p99 (wrk's), errors (a status other than
-2xx/3xx, a read or connect error: a correctness problem), VmRSS after the run (loctrack's; nginx's
-master and workers summed). The servers take turns (nginx first, then loctrack, per workload).
+Per workload and server: tiles per second, latency p50/p99 (wrk's), the server's CPU per tile
+(utime + stime over the run, /proc), errors (a status other than 2xx/3xx, a read or connect error:
+a correctness problem), VmRSS after the run (loctrack's; nginx's master and workers summed). The servers take turns (nginx first, then loctrack, per workload).
 Targets (issue 28): loctrack at least half of nginx's rate, p99 at most 20 ms.
 
 Before the runs, 50 paths of each list are fetched from both servers and compared with the bytes
 made (a problem if any differs). During the whole part the flood emulator feeds loctrack 10
 epochs a second (`-T`: the CLOCK_MONOTONIC time of each write) and one event stream reads them
-(scripts/support/sse_clients.py, as serve-sse): the live feed's latency, gpsd's write to the
-stream's receipt, while idle (3 s before the first run) and during each loctrack run, so the
-cost of the tiles to the live feed is in the same table (during nginx's runs too: the machine
-is as loaded, loctrack's tiles are not).
+(scripts/support/sse_clients.py, as serve-sse): the live feed's latency, the emulator's write to
+the stream's receipt, while idle (3 s before the first run) and during each run, so the cost of
+the tiles to the live feed is in the same table (during nginx's runs too: the machine is as
+loaded, loctrack's own tiles are not). The emulator writes its stamps when loctrack leaves it.
 """
 
 from __future__ import annotations
 
 import random
+import subprocess
 import time
 from pathlib import Path
 
@@ -121,18 +122,27 @@ def run_serve_tiles(opts, workdir: str):
         windows[0] = ("idle", windows[0][1], time.monotonic_ns())
         runs = {}
         for workload, (paths_file, _) in lists.items():
-            for name, server_port, rss in (("nginx", rival.port, rival.rss_kb), ("loctrack", serve.port, serve.rss_kb)):
-                begin = time.monotonic_ns()
-                figures = wrk.run(server_port, str(paths_file), seconds)
+            for name, server in (("nginx", rival), ("loctrack", serve)):
+                begin, cpu = time.monotonic_ns(), server.cpu()
+                figures = wrk.run(server.port, str(paths_file), seconds)
                 windows.append((f"{workload} {name}", begin, time.monotonic_ns()))
-                figures["rss_mb"] = (rss() or 0) / 1024
+                spent = server.cpu()
+                figures["cpu_us"] = ((spent - cpu) / figures["requests"] * 1e6
+                                     if spent is not None and cpu is not None and figures["requests"] else None)
+                figures["rss_mb"] = (server.rss_kb() or 0) / 1024
                 runs[(workload, name)] = figures
                 if figures["error_total"]:
                     warn(f"serve-tiles: {workload} against {name}: wrk counted errors {figures['errors']}")
                 log(f"  {workload:4} {name:8} {figures['per_s']:9,.0f} tiles/s, p50 {figures['p50']:.2f} ms, p99 "
-                    f"{figures['p99']:.2f} ms, VmRSS {figures['rss_mb']:.1f} MB")
+                    f"{figures['p99']:.2f} ms, CPU {fmt(figures['cpu_us'], 1)} µs a tile, VmRSS {figures['rss_mb']:.1f} MB")
         fleet.wait_quiet(timeout=5)
         fleet.stop()
+        # The emulator writes its stamps when its client leaves: loctrack stopped, then waited for.
+        serve.stop()
+        try:
+            emulator.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            note("serve-tiles: the emulator did not end within 15 s of loctrack's; no live-feed latency")
         feed = feed_latency(stream, stamps_path, windows)
         return {"runs": runs, "feed": feed, "seconds": seconds, "hot": len(lists["hot"][1]),
                 "wide": len(lists["wide"][1]), "hot_mb": sum(len(tiles[a]) for a in lists["hot"][1]) / 1e6,
@@ -212,6 +222,8 @@ def tiles_section(opts, result) -> list[str]:
                 f"{fmt(ours['p99'] / theirs['p99'] if theirs['p99'] else None)} | ≤ {P99_TARGET_MS:g} ms | "
                 f"{verdict([ours['p99'] <= P99_TARGET_MS])} |",
                 f"| {workload}: latency max (ms) | {fmt(ours['max'])} | {fmt(theirs['max'])} | | | |",
+                f"| {workload}: server CPU per tile, user + sys (µs) | {fmt(ours['cpu_us'], 1)} | {fmt(theirs['cpu_us'], 1)} | "
+                f"{fmt(ours['cpu_us'] / theirs['cpu_us'] if ours['cpu_us'] and theirs['cpu_us'] else None)} | | |",
                 f"| {workload}: VmRSS after the run (MB; nginx: master + workers) | {fmt(ours['rss_mb'], 1)} | "
                 f"{fmt(theirs['rss_mb'], 1)} | | | |",
                 f"| {workload}: errors (wrk) | {ours['error_total']} | {theirs['error_total']} | | 0 | "

@@ -99,10 +99,14 @@ def run(settings: Settings, r: Result) -> None:
         check_config(r, serve, layers, auth)
         tags = check_every_tile(r, serve, layers, auth)
         check_conditional(r, serve, layers, auth)
-        check_nothing_there(r, serve, layers, auth)
+        nothing = check_nothing_there(r, serve, layers, auth)
         check_malformed(r, serve, auth)
         check_token(r, serve, layers, token)
         check_wal(r, serve, layers[3], auth)
+        r.figure = "%d tiles of %d files byte for byte (%d rows only in a -wal, %d stray rows: not served); %d paths " \
+                   "with nothing there 404, %d malformed 400" % (
+                       sum(len(layer.chart.tiles) for layer in layers), len(layers), len(layers[3].chart.in_wal),
+                       len(layers[0].chart.strays), nothing, len(MALFORMED))
         r.check(len(set(tags.values())) == len(layers) and None not in tags.values(),
                 "each layer's ETags share one file tag, and the %d layers' tags differ" % len(layers), tags)
         r.check(serve.running(), "the server is still running")
@@ -207,7 +211,8 @@ def check_conditional(r: Result, serve: Serve, layers: List[Layer], auth: Dict[s
             "the JPEG layer by .jpeg as by .jpg: 200 image/jpeg, its bytes", jpeg.summary())
 
 
-def check_nothing_there(r: Result, serve: Serve, layers: List[Layer], auth: Dict[str, str]) -> None:
+def check_nothing_there(r: Result, serve: Serve, layers: List[Layer], auth: Dict[str, str]) -> int:
+    """The well-formed paths with nothing there; returns how many were tried."""
     harbour, seamarks, photo = layers[0], layers[1], layers[4]
     low, high = harbour.chart.zooms()
     z, x, y = harbour.chart.addresses[len(harbour.chart.addresses) // 2]
@@ -245,6 +250,7 @@ def check_nothing_there(r: Result, serve: Serve, layers: List[Layer], auth: Dict
     for path in ("/tiles", "/tiles/"):
         response = serve.get(path, auth)
         r.check(response.status == 404, "%s: 404" % path, response.summary())
+    return len(cases)
 
 
 MALFORMED = [
