@@ -519,17 +519,17 @@ ha-test: build ha-deps
 #                        the fixes), 3 the access token and the headers, 4 refused
 #                        starts (exit 64, 69, 78), 5 path traversal, oversized, malformed and
 #                        bodied requests, slowloris, 6 1,000 connections and 100 streams of which 10
-#                        stop reading, 7 schemathesis against web/openapi.json; offline charts,
-#                        MBTiles the tests make: 8 every tile byte for byte by its XYZ path, 404 and
-#                        400, the token, /api/config's layers, mbutil's layout, WAL, 9 refused chart
-#                        files (exit 66, 65), 10 a 400 MB chart with VmRSS under 60 MB above the start,
-#                        11 the page with a chart and an overlay in Chromium. About 130 s on 2
-#                        cores (builds aside). Every test is skipped with a message while loctrack-serve is not
+#                        stop reading, 7 schemathesis against web/openapi.json, 8 a crowd of slow
+#                        clients over the connection limit; offline charts, MBTiles the tests make:
+#                        9 every tile byte for byte by its XYZ path, 404 and 400, the token,
+#                        /api/config's layers, mbutil's layout, WAL, 10 refused chart files (exit 66,
+#                        65), 11 a 400 MB chart with VmRSS under 60 MB above the start, 12 the page
+#                        with a chart and an overlay in Chromium. About 130 s on 2 cores (builds aside). Every test is skipped with a message while loctrack-serve is not
 #                        built (7 also while web/openapi.json is missing). Artifacts: out/serve/.
 #                        Variables: SERVE_LOCTRACK=another loctrack (default $(BIN); loctrack-serve
 #                        next to it), SERVE_FLAGS='--only 1,5 --cycle 0.05' (python3 scripts/serve
 #                        --help), SERVE_PYTHON (default /usr/bin/python3: Debian's selenium is for it).
-#   make serve-screenshot  tests 1 and 11 alone, their screenshots also written to docs/figures/serve.png
+#   make serve-screenshot  tests 1 and 12 alone, their screenshots also written to docs/figures/serve.png
 #                        (1200x800), docs/figures/serve-phone.png (390x844) and docs/figures/serve-chart.png
 #                        (1200x800: the page with a chart and an overlay).
 # ---------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""The charts of the tiles tests (8 and 11): two MBTiles made by scripts/support/mbtiles.py around
+"""The charts of the tiles tests (9 and 12): two MBTiles made by scripts/support/mbtiles.py around
 a harbour, the layers /api/config must list for them, and a receiver on a boat at anchor in that harbour.
 
 HARBOUR is the base map: no `type` in its metadata (the first file is a base layer), an attribution

@@ -1,4 +1,4 @@
-"""gpsd's side of the load test (test 6): the scripted gpsd (scripts/support/scripted_gpsd.py)
+"""gpsd's side of the load tests (6 and 8): the scripted gpsd (scripts/support/scripted_gpsd.py)
 replaying a generated script of TPVs (and SKYs) at a steady rate, from the moment go() is called
 until stop().
 

@@ -1,4 +1,4 @@
-"""Test 10: a chart of several hundred MB (400 MB of incompressible tiles, about 20,000 rows, made
+"""Test 11: a chart of several hundred MB (400 MB of incompressible tiles, about 20,000 rows, made
 in a few seconds by scripts/support/mbtiles.py) served by `loctrack serve --tiles-file` against
 gpsfake's gpsd: 3,000 tiles from all over the file (every zoom, spread through its rows), asked
 for by 4 keep-alive clients at once, each answered with its bytes; the server's VmRSS, sampled
@@ -34,7 +34,7 @@ RSS_BOUND_MB = 60
 
 
 def run(settings: Settings, r: Result) -> None:
-    workdir = settings.workdir("10-big-chart")
+    workdir = settings.workdir("11-big-chart")
     started = time.monotonic()
     chart = mbtiles.make_big_chart(workdir / "big.mbtiles", MEGABYTES)
     made = time.monotonic() - started

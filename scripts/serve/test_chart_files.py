@@ -1,4 +1,4 @@
-"""Test 9: the chart files `loctrack serve --tiles-file` refuses before anything is served: one line
+"""Test 10: the chart files `loctrack serve --tiles-file` refuses before anything is served: one line
 on stderr, `loctrack: --tiles-file FILE: <why>`, nothing on stdout, the documented exit code
 (docs/exit-codes.md) within 5 s, and the --listen port never bound while it ran (watched in /proc
 every few milliseconds).
@@ -35,7 +35,7 @@ EXPECTATION = "missing, folder, pipe, device 66; not SQLite, no tiles table, vec
 
 
 def run(settings: Settings, r: Result) -> None:
-    workdir = settings.workdir("9-chart-files")
+    workdir = settings.workdir("10-chart-files")
     source = "127.0.0.1:%d" % free_port()  # nobody there: the refusals come before gpsd matters
     good = mbtiles.make_chart(workdir / "good.mbtiles", range(0, 3), mbtiles.WORLD, {"name": "Good", "format": "png"})
     folder = workdir / "folder.mbtiles"

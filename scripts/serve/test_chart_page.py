@@ -1,4 +1,4 @@
-"""Test 11: the page with two charts in headless Chromium (only loopback resolves), `serve
+"""Test 12: the page with two charts in headless Chromium (only loopback resolves), `serve
 --tiles-file harbour.mbtiles --tiles-file seamarks.mbtiles` (scripts/serve/charts.py), against
 gpsfake replaying a receiver on a boat swinging round its anchor in the harbour.
 
@@ -132,7 +132,7 @@ class Drawn:
 
 
 def run(settings: Settings, r: Result) -> None:
-    workdir = settings.workdir("11-chart-page")
+    workdir = settings.workdir("12-chart-page")
     harbour, seamarks = charts.harbour(workdir), charts.seamarks(workdir)
     browser = Browser()
     replay = serve = None

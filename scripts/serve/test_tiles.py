@@ -1,4 +1,4 @@
-"""Test 8: tiles from MBTiles files (`serve --tiles-file` seven times) over plain sockets, against
+"""Test 9: tiles from MBTiles files (`serve --tiles-file` seven times) over plain sockets, against
 gpsfake's gpsd, with --token-file.
 
 The files, made by the test (scripts/support/mbtiles.py, scripts/serve/charts.py): 1 the harbour
@@ -87,7 +87,7 @@ def make_layers(folder: Path) -> List[Layer]:
 
 
 def run(settings: Settings, r: Result) -> None:
-    workdir = settings.workdir("8-tiles")
+    workdir = settings.workdir("9-tiles")
     token, token_file = write_token_file(workdir)
     layers = make_layers(workdir)
     auth = {"Authorization": "Bearer " + token}

@@ -2,9 +2,16 @@ public import NIOCore
 
 /// The server's limits (docs/http.md, "Limits").
 public struct ServeLimits: Sendable {
-    /// Connections open at once; more wait in the kernel's accept queue until one closes.
+    /// Connections open at once. At this many, a newcomer takes the place of the connection
+    /// that has waited longest for a request head, once that one has waited ``shedAfter``;
+    /// a connection that is being answered (an event stream included) is never closed for
+    /// it. While none can give way, newcomers wait in the kernel's accept queue
+    /// (``ConnectionRoster``).
     public var connections = 256
-    /// The accept queue behind them (`listen(2)`'s backlog; Linux caps it at somaxconn).
+    /// How long a connection may wait for a request head before it can be closed for a
+    /// newcomer at the limit: a client that has just connected has its head on the way.
+    public var shedAfter = TimeAmount.seconds(1)
+    /// The accept queue (`listen(2)`'s backlog; Linux caps it at somaxconn).
     public var backlog = 256
     /// A request's head (request line and header fields) at most this many bytes: `431`.
     public var headBytes = 16 * 1024

@@ -96,23 +96,34 @@ public struct ServeRun: Sendable {
         let limits = limits
         let responder = responder
         let logger = Logger(label: "loctrack-serve")
+        let connections = ConnectionRegistry(limits: limits)
         let channel = HTTP1Channel(
             responder: { request, writer, channel in
                 try await responder.handle(request, writer: writer, channel: channel)
             },
             configuration: .init(
                 additionalChannelHandlers: [
-                    OversizedHeadResponder(), EventStreamHangUp(), StalledReaderCloser(limit: limits.stalledReader),
+                    ConnectionReporter(registry: connections), OversizedHeadResponder(), EventStreamHangUp(),
+                    StalledReaderCloser(limit: limits.stalledReader),
                 ],
                 idleTimeout: limits.headTime,
                 httpDecoderConfiguration: .init(
                     maxHeaderFieldSize: limits.headBytes, maxHeaderListSize: limits.headBytes)))
         let configuration = ServerConfiguration(
             address: .hostname(host, port: port), backlog: limits.backlog, reuseAddress: true,
-            availableConnectionsDelegate: .maximum(limits.connections, logger: logger))
+            availableConnectionsDelegate: GatedAccepting(registry: connections))
         return Server(
             childChannelSetup: channel, configuration: configuration,
             onServerRunning: { channel in
+                do {
+                    try await ConnectionGate.install(on: channel, registry: connections)
+                } catch {
+                    // Nothing would ever be accepted: end the server (exit 69 as for a bind
+                    // that failed, this line first).
+                    ServerProcess.printError("loctrack: cannot set up the connection limit: \(error)")
+                    channel.close(promise: nil)
+                    return
+                }
                 // The address bound: with port 0 (the tests), the port the kernel chose.
                 let address = channel.localAddress
                 onListening(Self.hostAndPort(address?.ipAddress ?? "?", address?.port ?? 0))
