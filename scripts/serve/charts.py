@@ -38,6 +38,12 @@ ANCHORAGE = (48.3512, -4.1487)  # lat, lon
 SWING_METRES = 40.0  # the boat's circle around its anchor
 SWING_EPOCHS = 120  # once round in 2 minutes: about 4 knots
 WORLD = [-180.0, -85.051129, 180.0, 85.051129]
+# The nine satellites the receiver uses (GSV: PRN, elevation, azimuth, SNR), the same every epoch.
+_SATELLITES = [(2, 45, 120, 42), (5, 30, 60, 40), (12, 70, 300, 45), (13, 20, 200, 38), (15, 55, 30, 44),
+               (18, 15, 250, 35), (20, 35, 160, 41), (25, 60, 220, 46), (29, 25, 330, 39)]
+SKY = [nmea("GPGSV,3,%d,09,%s" % (page + 1, ",".join("%02d,%02d,%03d,%02d" % satellite
+                                                        for satellite in _SATELLITES[page * 4:page * 4 + 4])))
+       for page in range(3)]
 
 
 def harbour(folder: Path) -> mbtiles.Chart:
@@ -91,7 +97,7 @@ def layer_differences(got, expected: Dict) -> List[str]:
 
 
 def anchored_log(folder: Path, epochs: int = 600, lead_in: int = 20) -> Path:
-    """An NMEA recording of a boat swinging at anchor: 1 Hz epochs (GGA, GSA, RMC) on a circle of
+    """An NMEA recording of a boat swinging at anchor: 1 Hz epochs (GGA, GSA, GSV, RMC) on a circle of
     SWING_METRES around ANCHORAGE, once round every SWING_EPOCHS, after `lead_in` $GPTXT
     sentences (time for loctrack to watch gpsd before the first fix). The circle stays inside
     the anchorage's tiles up to zoom 16, so the tile under the fix is the same all along."""
@@ -110,8 +116,9 @@ def anchored_log(folder: Path, epochs: int = 600, lead_in: int = 20) -> Path:
         when = start + datetime.timedelta(seconds=k)
         hms, date = when.strftime("%H%M%S") + ".00", when.strftime("%d%m%y")
         lines += [nmea("GPGGA,%s,%s,N,%s,W,1,09,0.8,12.0,M,51.0,M,," % (hms, lat_text, lon_text)),
-                  nmea("GPGSA,A,3,02,05,12,13,15,18,20,25,29,,,,1.4,0.8,1.1"),
-                  nmea("GPRMC,%s,A,%s,N,%s,W,%.1f,%.1f,%s,,,A" % (hms, lat_text, lon_text, knots, course, date))]
+                  nmea("GPGSA,A,3,02,05,12,13,15,18,20,25,29,,,,1.4,0.8,1.1")]
+        lines += SKY
+        lines.append(nmea("GPRMC,%s,A,%s,N,%s,W,%.1f,%.1f,%s,,,A" % (hms, lat_text, lon_text, knots, course, date)))
     path = folder / "anchorage.nmea"
     path.write_text("\n".join(lines) + "\n")
     return path

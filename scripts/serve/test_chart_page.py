@@ -137,7 +137,7 @@ def run(settings: Settings, r: Result) -> None:
     browser = Browser()
     replay = serve = None
     try:
-        replay = Replay(workdir, charts.anchored_log(workdir), cycle=0.05)
+        replay = Replay(workdir, charts.anchored_log(workdir), cycle=0.02)
         serve = Serve(settings.loctrack, ["--tiles-file", str(harbour.path), "--tiles-file", str(seamarks.path),
                                           replay.source], workdir)
         url = serve.url("/")
