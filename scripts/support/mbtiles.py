@@ -9,8 +9,7 @@ stored as MBTiles stores them, in TMS order (tile_row = 2^z - 1 - y): a server t
 flip the row serves another tile, of another colour, with another label.
 
   tiles_in(zooms, bounds)     the XYZ addresses of the tiles that intersect bounds, zoom by zoom
-  base_tile / overlay_tile    one tile's PNG (padding: a private ancillary chunk of random bytes,
-                              deterministic per address, for a realistic size at no cost)
+  base_tile / overlay_tile    one tile's PNG
   write_mbtiles(path, ...)    the file: the usual `tiles` table, or mbutil's layout (`map` +
                               `images`, images deduplicated, `tiles` a view over both); WAL mode,
                               with rows left in the -wal file on request
@@ -18,8 +17,9 @@ flip the row serves another tile, of another colour, with another label.
   make_big_chart(path, MB)    several hundred MB quickly: incompressible padding, many rows; the
                               expected bytes recomputed on demand rather than kept
   JPEG_TILE, WEBP_TILE        fixed 256x256 tiles of those formats (made once with Chromium's canvas)
-  padded_tile(address, size)  a tile of exactly `size` bytes, cheap (one-colour PNG + padding): the
-                              big chart's and the bench's
+  padded_tile(address, size)  a tile of exactly `size` bytes, cheap: a one-colour PNG and a private
+                              ancillary chunk of random bytes (the same for the same address), for
+                              a realistic size at no cost: the big chart's and the bench's
   the bad files               not_sqlite, empty_file, no_tiles_table, wrong_columns, vector_tiles,
                               unknown_format, no_tiles, fifo; a folder and a missing path need no
                               helper
@@ -78,15 +78,6 @@ def _fractions(lat: float, lon: float) -> Tuple[float, float]:
     return (lon + 180.0) / 360.0, (1.0 - math.log(math.tan(rad) + 1.0 / math.cos(rad)) / math.pi) / 2.0
 
 
-def tile_bounds(z: int, x: int, y: int) -> Bounds:
-    """(west, south, east, north) of an XYZ tile."""
-    n = 1 << z
-
-    def lat(row: int) -> float:
-        return math.degrees(math.atan(math.sinh(math.pi * (1 - 2 * row / n))))
-    return x / n * 360.0 - 180.0, lat(y + 1), (x + 1) / n * 360.0 - 180.0, lat(y)
-
-
 def tiles_in(zooms: Iterable[int], bounds: Bounds = WORLD) -> List[Address]:
     """Every XYZ tile of the given zooms that shares more than an edge with bounds."""
     west, south, east, north = bounds
@@ -136,35 +127,29 @@ def decode_colour(rgb: Sequence[int]) -> Optional[Tuple[str, int, int, int]]:
     return kind, value >> 16, value >> 8 & 0xFF, value & 0xFF
 
 
-def matches(rgb: Sequence[int], kind: str, address: Address) -> bool:
-    """Whether a pixel's colour is the one a tile of that kind encodes for address."""
-    expected = colour_of(*address) if kind == "base" else overlay_colour_of(*address)
-    return tuple(rgb[:3]) == tuple(expected)
-
-
 def padding(address: Address, size: int) -> bytes:
     """`size` random bytes, the same for the same address every time (seeded by it)."""
     z, x, y = address
     return random.Random(z << 60 | x << 30 | y).randbytes(size)
 
 
-def base_tile(z: int, x: int, y: int, pad: int = 0) -> bytes:
+def base_tile(z: int, x: int, y: int) -> bytes:
     """The base tile of (z, x, y): its colour, a grid line on its top and left edges, its address
-    written in its top-left corner; `pad` bytes of padding (see padding())."""
+    written in its top-left corner."""
     colour = colour_of(z, x, y)
     canvas = Canvas(TILE_SIZE, TILE_SIZE, colour)
     canvas.rectangle(0, 0, TILE_SIZE, 1, LABEL_COLOUR)
     canvas.rectangle(0, 0, 1, TILE_SIZE, LABEL_COLOUR)
     canvas.text(6, 6, "%d/%d/%d" % (z, x, y), LABEL_COLOUR, scale=2)
-    return canvas.png(_padding_chunks((z, x, y), pad), level=1)
+    return canvas.png(level=1)
 
 
-def overlay_tile(z: int, x: int, y: int, pad: int = 0) -> bytes:
+def overlay_tile(z: int, x: int, y: int) -> bytes:
     """The overlay tile of (z, x, y): transparent but for OVERLAY_SQUARE in overlay_colour_of."""
     canvas = Canvas(TILE_SIZE, TILE_SIZE, (0, 0, 0, 0))
     start, end = OVERLAY_SQUARE
     canvas.rectangle(start, start, end - start, end - start, overlay_colour_of(z, x, y) + (255,))
-    return canvas.png(_padding_chunks((z, x, y), pad), level=1)
+    return canvas.png(level=1)
 
 
 def padded_tile(address: Address, size: int) -> bytes:
@@ -172,10 +157,6 @@ def padded_tile(address: Address, size: int) -> bytes:
     (png.solid) and, before IEND, padding (random bytes, the same for the same address)."""
     head = solid(TILE_SIZE, TILE_SIZE, colour_of(*address))
     return head[:-12] + chunk(PADDING_CHUNK, padding(address, max(0, size - len(head) - 12))) + head[-12:]
-
-
-def _padding_chunks(address: Address, size: int):
-    return [(PADDING_CHUNK, padding(address, size))] if size > 0 else []
 
 
 # -- the file ------------------------------------------------------------------------------------------

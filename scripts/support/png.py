@@ -2,17 +2,18 @@
 the tests and the benchmark make (scripts/support/mbtiles.py), and the few pixels of a browser's
 screenshot that a test reads back (scripts/serve's chart test).
 
-encode() writes 8-bit RGB or RGBA, one IDAT, unfiltered rows, and optional extra chunks (a private
-ancillary chunk of padding gives a tile a realistic size without the cost of compressing noise);
-decode() reads 8-bit greyscale, RGB and RGBA, non-interlaced, all five row filters: what
-Chromium's Page.captureScreenshot produces. text() draws digits and '/' in a 3x5 pixel font.
+encode() writes 8-bit RGB or RGBA, one IDAT, unfiltered rows; solid() a one-colour picture at
+almost no cost; chunk() one chunk (mbtiles.py adds a private ancillary chunk of padding, which
+gives a tile a realistic size without the cost of compressing noise); decode() reads 8-bit
+greyscale, RGB and RGBA, non-interlaced, all five row filters: what Chromium's
+Page.captureScreenshot produces. Canvas draws rectangles, and digits and '/' in a 3x5 pixel font.
 """
 
 from __future__ import annotations
 
 import struct
 import zlib
-from typing import Iterable, List, Optional, Sequence, Tuple
+from typing import List, Sequence, Tuple
 
 SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
@@ -63,19 +64,16 @@ class Canvas:
                     if bit == "1":
                         self.rectangle(origin + column * scale, top + row * scale, scale, scale, colour)
 
-    def png(self, extra: Iterable[Tuple[bytes, bytes]] = (), level: int = 6) -> bytes:
-        return encode(self.width, self.height, self.channels, self.rows, extra, level)
+    def png(self, level: int = 6) -> bytes:
+        return encode(self.width, self.height, self.channels, self.rows, level)
 
 
-def encode(width: int, height: int, channels: int, rows: Sequence[bytes],
-           extra: Iterable[Tuple[bytes, bytes]] = (), level: int = 6) -> bytes:
-    """A PNG of 8-bit RGB (channels 3) or RGBA (4) rows, each row unfiltered (filter byte 0);
-    `extra` chunks (type, data) go between IHDR and IDAT."""
+def encode(width: int, height: int, channels: int, rows: Sequence[bytes], level: int = 6) -> bytes:
+    """A PNG of 8-bit RGB (channels 3) or RGBA (4) rows, each row unfiltered (filter byte 0)."""
     colour_type = {3: 2, 4: 6}[channels]
     raw = b"".join(b"\x00" + bytes(row) for row in rows)
-    parts = [SIGNATURE, chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, colour_type, 0, 0, 0))]
-    parts += [chunk(kind, data) for kind, data in extra]
-    parts += [chunk(b"IDAT", zlib.compress(raw, level)), chunk(b"IEND", b"")]
+    parts = [SIGNATURE, chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, colour_type, 0, 0, 0)),
+             chunk(b"IDAT", zlib.compress(raw, level)), chunk(b"IEND", b"")]
     return b"".join(parts)
 
 
@@ -161,20 +159,3 @@ def _unfilter(kind: int, row: bytearray, previous: bytearray, step: int) -> None
         else:
             raise ValueError("PNG row filter %d" % kind)
         row[i] = (row[i] + predicted) & 0xFF
-
-
-def chunks(data: bytes) -> List[Tuple[bytes, bytes]]:
-    """The (type, data) chunks of a PNG, in order (a test's look at what a tile holds)."""
-    found, position = [], len(SIGNATURE)
-    while position + 8 <= len(data):
-        length, kind = struct.unpack(">I4s", data[position:position + 8])
-        found.append((kind, data[position + 8:position + 8 + length]))
-        position += 12 + length
-    return found
-
-
-def dimensions(data: bytes) -> Optional[Tuple[int, int]]:
-    """(width, height) from a PNG's IHDR, or None when data is not a PNG."""
-    if not data.startswith(SIGNATURE) or len(data) < 24:
-        return None
-    return struct.unpack(">II", data[16:24])
