@@ -50,11 +50,21 @@ public final class ChartLibrary: Sendable {
     /// file on a reader thread. ``TileLookup/absent`` without a read when the layer cannot
     /// hold it (another extension, outside its zooms, the grid or its bounds).
     public func tile(at address: TileAddress) async -> TileLookup {
-        guard let layer = layer(address.layer), layer.mayHold(address) else { return .absent }
-        if let data = cache.tile(at: address) { return .found(data) }
-        let lookup = await pool.read(address)
-        if case .found(let data) = lookup { cache.keep(data, at: address) }
-        return lookup
+        await withCheckedContinuation { continuation in
+            tile(at: address) { continuation.resume(returning: $0) }
+        }
+    }
+
+    /// The same, for a caller that is not a task: `deliver` is called at once, on the calling
+    /// thread, when no read is needed (absent, or in memory), else later on a reader thread.
+    /// The server's event loop asks this way, so that a tile in memory never leaves it.
+    public func tile(at address: TileAddress, deliver: @escaping @Sendable (TileLookup) -> Void) {
+        guard let layer = layer(address.layer), layer.mayHold(address) else { return deliver(.absent) }
+        if let data = cache.tile(at: address) { return deliver(.found(data)) }
+        pool.read(address) { [cache] lookup in
+            if case .found(let data) = lookup { cache.keep(data, at: address) }
+            deliver(lookup)
+        }
     }
 
     /// Stops the reader threads and joins them (also when the library goes).

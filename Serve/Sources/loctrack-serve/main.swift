@@ -17,6 +17,7 @@ let service = WebService(
 let session = GPSDSession(source: options.source, reconnectPolicy: .automatic, reportsSatellites: true)
 let server = ServeRun(
     host: options.listen.host, port: options.listen.port, respond: service.respond(to:),
+    respondToTile: service.respondToTile(_:deliver:),
     live: {
         do throws(LocTrackError) {
             try await hub.run(events: session.events())

@@ -7,12 +7,16 @@ import Synchronization
 /// Each thread opens its own read-only connection to every file and its own prepared
 /// statements (a connection belongs to one thread: ``ReadOnlyDatabase``). Requests wait in
 /// one queue, in order, at most ``queueLimit`` of them; a thread takes one, reads, and
-/// resumes the waiting request after the queue's lock is released. Shut down by a flag, a
+/// delivers the tile after the queue's lock is released. Shut down by a flag, a
 /// wake-up per thread and a join (``stop()``), as swift-subprocess's thread does.
 final class TileReadPool: Sendable {
+    /// What a reader answers a request with, on its own thread: the waiting task's
+    /// continuation, or the server's hand-over to its event loop.
+    typealias Delivery = @Sendable (TileLookup) -> Void
+
     private struct Job: Sendable {
         let address: TileAddress
-        let continuation: CheckedContinuation<TileLookup, Never>
+        let deliver: Delivery
     }
 
     private struct Queue {
@@ -60,19 +64,18 @@ final class TileReadPool: Sendable {
         readers.withLock { $0 = started }
     }
 
-    /// The tile's bytes from its file, read on a pool thread.
-    func read(_ address: TileAddress) async -> TileLookup {
-        await withCheckedContinuation { continuation in
-            let queued = queue.withLock { queue -> Bool in
-                guard !queue.stopping, queue.waiting < queueLimit else { return false }
-                queue.jobs.append(Job(address: address, continuation: continuation))
-                return true
-            }
-            if queued {
-                wakeUp.signal()
-            } else {
-                continuation.resume(returning: .busy)
-            }
+    /// Reads the tile's bytes from its file on a reader thread and calls `deliver` there
+    /// with them (at once, on the calling thread, with ``TileLookup/busy`` when the queue is full).
+    func read(_ address: TileAddress, deliver: @escaping Delivery) {
+        let queued = queue.withLock { queue -> Bool in
+            guard !queue.stopping, queue.waiting < queueLimit else { return false }
+            queue.jobs.append(Job(address: address, deliver: deliver))
+            return true
+        }
+        if queued {
+            wakeUp.signal()
+        } else {
+            deliver(.busy)
         }
     }
 
@@ -85,7 +88,7 @@ final class TileReadPool: Sendable {
             defer { queue.jobs = []; queue.head = 0 }
             return Array(queue.jobs[queue.head...])
         }
-        for job in left { job.continuation.resume(returning: .unreadable("the server is stopping")) }
+        for job in left { job.deliver(.unreadable("the server is stopping")) }
         for _ in 0..<count { wakeUp.signal() }
         let joined = readers.withLock { readers -> [Reader] in
             defer { readers = [] }
@@ -122,7 +125,7 @@ final class TileReadPool: Sendable {
             case .failure(let error):
                 lookup = .unreadable(error.description)
             }
-            job.continuation.resume(returning: lookup)
+            job.deliver(lookup)
         }
     }
 

@@ -20,22 +20,26 @@ struct ChartTiles: Sendable {
 
     static let absent = WebResponse(status: 404, headers: [("Cache-Control", cacheControl)])
 
-    func response(for address: TileAddress, ifNoneMatch: String?) async -> WebResponse {
-        guard let charts, let layer = charts.layer(address.layer), layer.mayHold(address) else { return Self.absent }
+    /// Calls `deliver` with the answer: at once when nothing must be read, else from the
+    /// chart reader thread that read the tile.
+    func response(for address: TileAddress, ifNoneMatch: String?, deliver: @escaping @Sendable (WebResponse) -> Void) {
+        guard let charts, let layer = charts.layer(address.layer), layer.mayHold(address) else { return deliver(Self.absent) }
         let tag = layer.entityTag(address)
         let validators: [(name: String, value: String)] = [("ETag", tag), ("Cache-Control", Self.cacheControl)]
         if let ifNoneMatch, WebService.matches(ifNoneMatch, tag) {
-            return WebResponse(status: 304, headers: validators)
+            return deliver(WebResponse(status: 304, headers: validators))
         }
-        switch await charts.tile(at: address) {
-        case .found(let tile):
-            return WebResponse(status: 200, headers: [("Content-Type", tile.contentType)] + validators, body: .bytes(tile.bytes))
-        case .absent:
-            return Self.absent
-        case .busy:
-            return .text(503, "too many tiles asked for at once: try again", headers: [("Retry-After", "1")])
-        case .unreadable(let reason):
-            return .text(500, "the chart could not be read: \(reason)")
+        charts.tile(at: address) { lookup in
+            switch lookup {
+            case .found(let tile):
+                deliver(WebResponse(status: 200, headers: [("Content-Type", tile.contentType)] + validators, body: .bytes(tile.bytes)))
+            case .absent:
+                deliver(Self.absent)
+            case .busy:
+                deliver(.text(503, "too many tiles asked for at once: try again", headers: [("Retry-After", "1")]))
+            case .unreadable(let reason):
+                deliver(.text(500, "the chart could not be read: \(reason)"))
+            }
         }
     }
 }

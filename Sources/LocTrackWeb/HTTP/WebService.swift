@@ -38,13 +38,38 @@ public final class WebService: Sendable {
     }
 
     public func respond(to request: WebRequest) async -> WebResponse {
-        var response: WebResponse
         switch route(request) {
         case .answer(let answer):
-            response = answer
+            return finish(answer, for: request)
         case .tile(let address):
-            response = await tiles.response(for: address, ifNoneMatch: request.header("If-None-Match"))
+            return await withCheckedContinuation { continuation in
+                tiles.response(for: address, ifNoneMatch: request.header("If-None-Match")) { answer in
+                    continuation.resume(returning: self.finish(answer, for: request))
+                }
+            }
         }
+    }
+
+    /// A tile request answered without a task, for a server that reads requests on an event
+    /// loop: `deliver` gets the answer at once on the calling thread when nothing must be
+    /// read (the tile in memory, 304, 404, a refusal), else later on a chart reader thread.
+    /// - Returns: false, and `deliver` is never called, when `request` is not for a tile.
+    public func respondToTile(_ request: WebRequest, deliver: @escaping @Sendable (WebResponse) -> Void) -> Bool {
+        guard request.path.hasPrefix(TileAddress.pathPrefix) else { return false }
+        switch route(request) {
+        case .answer(let answer):
+            deliver(finish(answer, for: request))
+        case .tile(let address):
+            tiles.response(for: address, ifNoneMatch: request.header("If-None-Match")) { answer in
+                deliver(self.finish(answer, for: request))
+            }
+        }
+        return true
+    }
+
+    /// Every answer's last touch: the security headers, and HEAD's body taken away.
+    private func finish(_ answer: WebResponse, for request: WebRequest) -> WebResponse {
+        var response = answer
         response.headers = securityHeaders + response.headers
         // HEAD: GET's headers with the length GET's body would have, and no body. The server
         // library can only count the body it is given, so the length is given here.

@@ -14,22 +14,27 @@ public struct ServeRun: Sendable {
     public let port: Int
     public let limits: ServeLimits
     let responder: WebResponder
+    let respondToTile: TileFastPath.Respond
     let live: @Sendable () async -> LiveOutcome
     let stop: @Sendable () -> Void
 
     /// - Parameters:
     ///   - respond: the routes (`WebService.respond(to:)`).
+    ///   - respondToTile: the tiles' route on the event loop (`WebService.respondToTile(_:deliver:)`,
+    ///     ``TileFastPath``).
     ///   - live: reads gpsd into the hub until it is finished; started once the address
     ///     is bound, so a port in use fails before gpsd is contacted.
     ///   - stop: ends the event streams and the gpsd session (SIGINT, SIGTERM).
     public init(
         host: String, port: Int, limits: ServeLimits = ServeLimits(), respond: @escaping WebResponder.Respond,
+        respondToTile: @escaping TileFastPath.Respond,
         live: @escaping @Sendable () async -> LiveOutcome, stop: @escaping @Sendable () -> Void
     ) {
         self.host = host
         self.port = port
         self.limits = limits
         self.responder = WebResponder(respond)
+        self.respondToTile = respondToTile
         self.live = live
         self.stop = stop
     }
@@ -92,7 +97,7 @@ public struct ServeRun: Sendable {
         ServerProcess.exit(70)  // not reached: the events never end
     }
 
-    private func makeServer(onListening: @escaping @Sendable (String) -> Void) -> Server<HTTP1Channel> {
+    private func makeServer(onListening: @escaping @Sendable (String) -> Void) -> Server<TileChannel> {
         let limits = limits
         let responder = responder
         let logger = Logger(label: "loctrack-serve")
@@ -113,7 +118,7 @@ public struct ServeRun: Sendable {
             address: .hostname(host, port: port), backlog: limits.backlog, reuseAddress: true,
             availableConnectionsDelegate: GatedAccepting(registry: connections))
         return Server(
-            childChannelSetup: channel, configuration: configuration,
+            childChannelSetup: TileChannel(channel, respondToTile: respondToTile), configuration: configuration,
             onServerRunning: { channel in
                 do {
                     try await ConnectionGate.install(on: channel, registry: connections)
