@@ -108,6 +108,10 @@ traccar-deps:
 browser-deps:
 	@bash scripts/install-deps.sh venv browser
 
+# wrk and nginx (nginx-light), the load and the rival of the bench's serve-tiles part.
+bench-deps:
+	@bash scripts/install-deps.sh bench
+
 build: deps
 	$(SWIFT) build -c release --product loctrack $(SWIFT_BUILD_FLAGS)
 	$(SWIFT) build -c release --product loctrack-trips $(SWIFT_BUILD_FLAGS)
@@ -255,12 +259,16 @@ conformance: build
 #                        Traccar stand-in, scripts/support/traccar_standin.py, against curl on one
 #                        keep-alive connection and curl once per position over 1,000; the stand-in's
 #                        own ceiling; `stream --odometer` against `stream`, CPU per fix; loctrack's rows
-#                        left out with a note while its stream --help lacks http:// or --odometer).
+#                        left out with a note while its stream --help lacks http:// or --odometer);
+#                        serve-tiles (`serve --tiles-file` against nginx serving the same tiles as
+#                        files, wrk with 8 connections, a hot list of 400 tiles and a wide one of
+#                        20,000, 10 s a run; wrk and nginx-light installed by bench-deps, about 60 s).
 #                        Prints the table and writes Benchmarks/results/latest.md.
 #                        BENCH_FLAGS='--rounds 7 --only flood,once,monitor ...' (run.py --help).
 #   make bench-smoke     the same at toy sizes (about 40 s on 2 cores, monitor: 200 polygons, ~1 s; publish:
 #                        500 messages, fleet: 5 trackers for 2 s, ~4 s together; traccar: 500
-#                        positions, 50 curl processes, a few seconds; table in
+#                        positions, 50 curl processes, a few seconds; serve-tiles: 100 and 2,000 tiles,
+#                        2 s a run; table in
 #                        Benchmarks/bin/smoke.md):
 #                        fails only if something does not build, run or print the right fixes.
 #                        Clients whose tools cannot be installed are left out with a note.
@@ -279,7 +287,7 @@ BENCH_CC ?= $(shell command -v cc 2>/dev/null || command -v gcc 2>/dev/null || e
 BENCH_CFLAGS ?= -O2 -Wall -Wextra
 BENCH_FLAGS ?=
 
-.PHONY: bench bench-smoke bench-build bench-tools
+.PHONY: bench bench-smoke bench-build bench-tools bench-deps
 bench-build: deps test-deps
 	$(SWIFT) build -c release --product loctrack --scratch-path $(BENCH_SCRATCH) $(SWIFT_BUILD_FLAGS)
 	@mkdir -p $(BENCH_BIN)
@@ -306,10 +314,10 @@ bench-tools:
 		echo "bench: could not install$$missing; the benchmark leaves out what needs it"; \
 	fi
 
-bench: bench-build bench-tools browser-deps serve
+bench: bench-build bench-tools bench-deps browser-deps serve
 	$(or $(PYTHON),python3) Benchmarks/run.py --loctrack $(BENCH_LOCTRACK) $(BENCH_FLAGS)
 
-bench-smoke: bench-build bench-tools browser-deps serve
+bench-smoke: bench-build bench-tools bench-deps browser-deps serve
 	$(or $(PYTHON),python3) Benchmarks/run.py --smoke --loctrack $(BENCH_LOCTRACK) $(BENCH_FLAGS)
 
 # ---------------------------------------------------------------------------
@@ -511,14 +519,19 @@ ha-test: build ha-deps
 #                        the fixes), 3 the access token and the headers, 4 refused
 #                        starts (exit 64, 69, 78), 5 path traversal, oversized, malformed and
 #                        bodied requests, slowloris, 6 1,000 connections and 100 streams of which 10
-#                        stop reading, 7 schemathesis against web/openapi.json. About 90 s on 2
-#                        cores (builds aside). Every test is skipped with a message while loctrack-serve is not
+#                        stop reading, 7 schemathesis against web/openapi.json, 8 a crowd of slow
+#                        clients over the connection limit; offline charts, MBTiles the tests make:
+#                        9 every tile byte for byte by its XYZ path, 404 and 400, the token,
+#                        /api/config's layers, mbutil's layout, WAL, 10 refused chart files (exit 66,
+#                        65), 11 a 400 MB chart with VmRSS under 60 MB above the start, 12 the page
+#                        with a chart and an overlay in Chromium. About 130 s on 2 cores (builds aside). Every test is skipped with a message while loctrack-serve is not
 #                        built (7 also while web/openapi.json is missing). Artifacts: out/serve/.
 #                        Variables: SERVE_LOCTRACK=another loctrack (default $(BIN); loctrack-serve
 #                        next to it), SERVE_FLAGS='--only 1,5 --cycle 0.05' (python3 scripts/serve
 #                        --help), SERVE_PYTHON (default /usr/bin/python3: Debian's selenium is for it).
-#   make serve-screenshot  test 1 alone, its screenshots also written to docs/figures/serve.png
-#                        (1200x800) and docs/figures/serve-phone.png (390x844).
+#   make serve-screenshot  tests 1 and 12 alone, their screenshots also written to docs/figures/serve.png
+#                        (1200x800), docs/figures/serve-phone.png (390x844) and docs/figures/serve-chart.png
+#                        (1200x800: the page with a chart and an overlay).
 # ---------------------------------------------------------------------------
 SERVE_LOCTRACK ?= $(BIN)
 SERVE_FLAGS ?=

@@ -56,10 +56,16 @@ Workloads:
              rows are left out with a note while its stream --help lacks http:// (the odometer's, --odometer).
   serve-day  86,400 fixes (a day at 1 Hz) kept by `loctrack serve`, the page loaded in headless
              Chromium: its loadMs (target 1 s) and JavaScript heap (target 100 MB).
-             Both need loctrack-serve next to loctrack (`make serve`), serve-day also chromium,
-             chromium-driver and python3-selenium; without them they are left out with a note.
+  serve-tiles  tiles from an MBTiles file by `loctrack serve --tiles-file` against nginx (nginx-light)
+             serving the same tiles as files, wrk with 8 connections walking a list of tile paths, 10 s a
+             run: tiles per second and p99 (targets: at least half of nginx's rate, p99 ≤ 20 ms) on
+             a hot list (400 tiles, within loctrack's cache) and a wide one (20,000), VmRSS after each
+             run, and the live feed's latency meanwhile (bench/tiles.py).
+             The three need loctrack-serve next to loctrack (`make serve`), serve-day also chromium,
+             chromium-driver and python3-selenium, serve-tiles wrk and nginx-light (`make bench` installs
+             them); without them they are left out with a note.
 
-Usage: run.py [--smoke] [--rounds N] [--only flood,steady,once,once-warm,once-cold,long,monitor,record,publish,fleet,serve] ...
+Usage: run.py [--smoke] [--rounds N] [--only flood,steady,once,once-warm,once-cold,long,monitor,record,publish,fleet,serve,serve-tiles] ...
        (run.py --help lists every option)
 Exit status: 0 when every run completed and every correctness check passed (missed targets
 and timing-dependent oddities on a loaded machine are reported, not failed), 1 otherwise.
@@ -90,11 +96,12 @@ from bench.publish import PUBLISH_CHECKS, publish_section, run_publish  # noqa: 
 from bench.report import git_revision, report  # noqa: E402
 from bench import serve  # noqa: E402
 from bench.steady import run_steady  # noqa: E402
+from bench import tiles  # noqa: E402
 from bench.traccar import TRACCAR_CHECKS, run_traccar, traccar_section  # noqa: E402
 
 BIN = os.path.join(HERE, "bin")
 PARTS = ("flood", "steady", "once-warm", "once-cold", "long", "monitor", "record", "publish", "fleet", "traccar",
-         "serve-sse", "serve-day")
+         "serve-sse", "serve-day", "serve-tiles")
 
 
 def options():
@@ -123,6 +130,9 @@ def options():
                         "streams to be cut off")
     parser.add_argument("--serve-day-fixes", type=int, default=86_400, help="fixes of the serve-day part (1 Hz)")
     parser.add_argument("--serve-day-rounds", type=int, default=3, help="page loads of the serve-day part")
+    parser.add_argument("--tiles-seconds", type=float, default=10, help="seconds of each wrk run of serve-tiles")
+    parser.add_argument("--tiles-hot", type=int, default=400, help="tiles of serve-tiles' hot workload")
+    parser.add_argument("--tiles-wide", type=int, default=20_000, help="tiles of serve-tiles' wide workload")
     parser.add_argument("--steady-seconds", type=float, default=30)
     parser.add_argument("--warm-seconds", type=float, default=2)
     parser.add_argument("--idle-seconds", type=float, default=10)
@@ -133,7 +143,7 @@ def options():
     parser.add_argument("--once-max-age", type=float, default=2, help="loctrack once --max-age")
     parser.add_argument("--rates", default="1,10")
     parser.add_argument("--only", default="flood,steady,once,long,monitor,record,publish,fleet,traccar,serve",
-                        help="any of " + ", ".join(PARTS) + "; once means both once-warm and once-cold, serve both serve parts")
+                        help="any of " + ", ".join(PARTS) + "; once means both once-warm and once-cold, serve the three serve parts")
     parser.add_argument("--loctrack", default=os.environ.get("LOCTRACK",
                                                              os.path.join(ROOT, ".build/release/loctrack")))
     parser.add_argument("--emulator", default=os.path.join(BIN, "flood_gpsd"))
@@ -155,6 +165,7 @@ def options():
         opts.traccar_fixes, opts.traccar_loop = opts.traccar_fixes or 500, opts.traccar_loop or 50
         opts.serve_streams, opts.serve_stalled, opts.serve_seconds = 10, 1, 3
         opts.serve_day_fixes, opts.serve_day_rounds, opts.serve_stall_cap = 5_000, 1, 30
+        opts.tiles_seconds, opts.tiles_hot, opts.tiles_wide = 2, 100, 2_000
         opts.steady_seconds = 2
         opts.warm_seconds = 1
         opts.idle_seconds = 1
@@ -171,7 +182,7 @@ def options():
     opts.traccar_fixes, opts.traccar_loop = opts.traccar_fixes or 10_000, opts.traccar_loop or 1_000
     opts.monitor_timeout = 600 + opts.flood_epochs / 200  # a slow monitor is a figure, not a hang
     opts.once_cold_timeout = 40
-    expand = {"once": ("once-warm", "once-cold"), "serve": ("serve-sse", "serve-day")}
+    expand = {"once": ("once-warm", "once-cold"), "serve": ("serve-sse", "serve-day", "serve-tiles")}
     opts.only = {part for item in opts.only.split(",") if item for part in expand.get(item, (item,))}
     if opts.output is None:
         opts.output = os.path.join(BIN, "smoke.md") if opts.smoke else os.path.join(HERE, "results", "latest.md")
@@ -205,9 +216,10 @@ def main() -> int:
             note(f"{part}: left out, missing {'; '.join(mqtt_missing)} (`make bench` installs them)")
             opts.only.discard(part)
     serve_missing = serve.missing(opts.loctrack)
-    for part in ("serve-sse", "serve-day"):
-        if part in opts.only and serve_missing:
-            note(f"{part}: left out, missing {'; '.join(serve_missing)}")
+    for part in ("serve-sse", "serve-day", "serve-tiles"):
+        absent = serve_missing + (tiles.missing() if part == "serve-tiles" else [])
+        if part in opts.only and absent:
+            note(f"{part}: left out, missing {'; '.join(absent)}")
             opts.only.discard(part)
     processes.cleanup_on_signals()
     opts.revision = git_revision()
@@ -226,14 +238,16 @@ def main() -> int:
         traccar = run_traccar(opts, workdir) if "traccar" in opts.only else None
         served = serve.run_serve_sse(opts, workdir) if "serve-sse" in opts.only else None
         day = serve.run_serve_day(opts, workdir) if "serve-day" in opts.only else None
+        chart = tiles.run_serve_tiles(opts, workdir) if "serve-tiles" in opts.only else None
     sections = ((monitor_section(opts, monitor) if monitor else []) + (record_section(opts, record) if record else [])
                 + (publish_section(opts, published) if published else [])
                 + (fleet_section(opts, fleet) if fleet else [])
                 + (traccar_section(opts, traccar) if traccar else [])
-                + (serve.serve_section(opts, served, day) if served or day else []))
+                + (serve.serve_section(opts, served, day) if served or day else [])
+                + (tiles.tiles_section(opts, chart) if chart else []))
     checked = ([MONITOR_CHECKS] if monitor else []) + ([RECORD_CHECKS] if record else []) + ([PUBLISH_CHECKS] if published else []) + \
         ([FLEET_CHECKS] if fleet else []) + ([TRACCAR_CHECKS] if traccar else []) + \
-        ([serve.SERVE_CHECKS] if served or day else [])
+        ([serve.SERVE_CHECKS] if served or day else []) + ([tiles.TILES_CHECKS] if chart else [])
     table = report(opts, clients, floods, steady, warm, cold, long, sections, checked)
     print(table)
     os.makedirs(os.path.dirname(os.path.abspath(opts.output)), exist_ok=True)

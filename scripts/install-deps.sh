@@ -25,6 +25,11 @@
 #   browser chromium, chromium-driver, python3-selenium
 #                             `make serve-test` and the bench's page part drive a real
 #                             headless browser
+#   bench   wrk, nginx-light  the bench's serve-tiles part: wrk loads `loctrack serve --tiles-file`
+#                             and nginx serving the same tiles as files (started by the bench
+#                             with its own configuration; installing nginx-light also starts
+#                             Debian's own nginx service on port 80 where systemd runs, which
+#                             the bench does not use)
 #
 # Usage: install-deps.sh GROUP...   (no group: build and demo, which is `make deps`)
 # Debian/Ubuntu only (apt-get), any architecture. Uses sudo when not run as root.
@@ -40,7 +45,8 @@ group_packages() {
         deb) echo dpkg-dev lintian ;;
         venv) echo python3-venv ;;
         browser) echo chromium chromium-driver python3-selenium ;;
-        *) echo "deps: no group '$1' (build, demo, test, traccar, deb, venv, browser)" >&2; return 1 ;;
+        bench) echo wrk nginx-light ;;
+        *) echo "deps: no group '$1' (build, demo, test, traccar, deb, venv, browser, bench)" >&2; return 1 ;;
     esac
 }
 
@@ -76,6 +82,8 @@ installed() { # dpkg's view when there is a dpkg, else look for the files themse
         chromium) command -v chromium >/dev/null 2>&1 ;;
         chromium-driver) command -v chromedriver >/dev/null 2>&1 ;;
         python3-selenium) /usr/bin/python3 -c 'import selenium' >/dev/null 2>&1 ;;
+        wrk) command -v wrk >/dev/null 2>&1 ;;
+        nginx-light) command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] ;;
     esac
 }
 

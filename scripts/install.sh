@@ -56,7 +56,7 @@ WEBDIR=$PREFIX/share/loctrack/web
 UNITS=(loctrack loctrack-serve)
 # The page's files: the list LocTrackWeb's AssetCatalog reads from the web folder (its
 # pageModules are the .js files; the server refuses to start when one is missing).
-WEB_FILES=(index.html app.js store.js feed.js map.js panel.js distance.js controls.js staleness.js words.js sky.js hooks.js
+WEB_FILES=(index.html app.js store.js feed.js map.js panel.js distance.js controls.js staleness.js words.js sky.js hooks.js layers.js
            app.css openapi.json)
 
 # Files installed as they are: source, then destination (below DESTDIR).

@@ -9,6 +9,8 @@
   once       `once` on a warm and on a cold gpsd
   geofences  deterministic polygons around the flood's track
   monitor    `monitor run` with 10,000 polygons against `stream` on the floods
+  serve      `loctrack serve`: event streams, a day's track in the browser
+  tiles      `loctrack serve --tiles-file` against nginx, by wrk (nginx.py, wrk.py, tile_paths.lua)
   report     the markdown table
 
 Child processes, ports and the mosquitto broker are the test tools' (scripts/support/processes.py,

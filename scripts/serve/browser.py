@@ -170,6 +170,13 @@ class Browser:
                 for m in self._performance
                 if m.get("method") == "Network.responseReceived" and "response" in m.get("params", {})}
 
+    def statuses(self) -> Dict[str, int]:
+        """The HTTP status each URL was answered with (Network.responseReceived; the last per URL)."""
+        self._drain_logs()
+        return {m["params"]["response"]["url"]: m["params"]["response"].get("status")
+                for m in self._performance
+                if m.get("method") == "Network.responseReceived" and "response" in m.get("params", {})}
+
     def failed_requests(self) -> List[str]:
         self._drain_logs()
         return [m["params"].get("errorText", "") + " " + str(m["params"].get("requestId"))
@@ -226,6 +233,23 @@ class Browser:
         finally:
             self.driver.close()
             self.driver.switch_to.window(original)
+
+    def screenshot(self, path: Path) -> None:
+        """A PNG of the tab as it is now (the page under test, not a fresh load)."""
+        import base64
+        shot = self.driver.execute_cdp_cmd("Page.captureScreenshot", {"format": "png"})
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(base64.b64decode(shot["data"]))
+
+    def pixel(self, x: float, y: float) -> tuple:
+        """The colour (r, g, b) on screen at the page's CSS pixel (x, y) of the viewport: a 1x1
+        screenshot of that spot (what was composited there, every layer included), read back."""
+        import base64
+        from support import png
+        scroll = self.driver.execute_script("return [window.scrollX, window.scrollY]")
+        shot = self.driver.execute_cdp_cmd("Page.captureScreenshot", {"format": "png", "clip": {
+            "x": int(x) + scroll[0], "y": int(y) + scroll[1], "width": 1, "height": 1, "scale": 1}})
+        return png.decode(base64.b64decode(shot["data"])).pixel(0, 0)[:3]
 
     def quit(self) -> None:
         try:

@@ -1,6 +1,6 @@
 """The command line: `test` (the default: the tests one after another, PASS/FAIL/SKIP as each ends, a
 summary; exit 1 if any failed), `deps` (the venv only), `lock` (re-resolve requirements.txt),
-`screenshot` (test 1, its screenshots also into docs/figures), `load URL` (one page load measured,
+`screenshot` (tests 1 and 12, their screenshots also into docs/figures), `load URL` (one page load measured,
 as JSON on stdout: the benchmark runs it with Debian's Python, which has selenium)."""
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from support.results import Result
 from support.serve_process import serve_binary
 from support.suite import Skip
 
-from . import (browser, test_access, test_crowd, test_load, test_openapi, test_page, test_requests, test_rtk,
-               test_startup, venv)
+from . import (browser, test_access, test_big_chart, test_chart_files, test_chart_page, test_crowd, test_load,
+               test_openapi, test_page, test_requests, test_rtk, test_startup, test_tiles, venv)
 from .harness import ROOT, Settings
 
 # (id, module, needs the browser); each module has TITLE, EXPECTATION, run().
@@ -33,6 +33,10 @@ TESTS = [
     ("6", test_load, False),
     ("7", test_openapi, False),
     ("8", test_crowd, False),
+    ("9", test_tiles, False),
+    ("10", test_chart_files, False),
+    ("11", test_big_chart, False),
+    ("12", test_chart_page, True),
 ]
 
 
@@ -78,7 +82,7 @@ def main(argv: List[str] = None) -> int:
         print(json.dumps(browser.measure_load(args.url, rounds=args.rounds)))
         return 0
     if args.command == "screenshot":
-        args.only = "1"
+        args.only = "1,12"
         args.figures = args.figures or str(ROOT / "docs" / "figures")
 
     # Test 6 holds 1,000 connections and 100 streams at once: more descriptors than a default 1,024.

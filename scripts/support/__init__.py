@@ -18,6 +18,9 @@ serve_process  `loctrack serve` as a process: started, listening, its CPU and me
 http_raw       HTTP/1.1 over a plain socket, the bytes written as they are (malformed requests included)
 sse_clients    event-stream clients, many read by one thread; stalled ones that never read
 tcp_relay      a loopback TCP relay that can cut every connection (a network that goes away)
+mbtiles        MBTiles files whose tiles encode their own z/x/y, big ones, mbutil's layout, WAL, bad ones
+               (scripts/serve's chart tests, the bench's tiles part)
+png            PNG written and read by hand: the tiles, and a pixel of a browser's screenshot
 suite          a suite's tests run one after another, Skip, the tally (scripts/ha, scripts/serve)
 waiting        wait_until: a condition polled until a deadline
 pinned_venv    a venv made from a lock of pinned packages, remade when the lock changes (ha, serve)

@@ -64,7 +64,7 @@ public struct AssetCatalog: Sendable {
     /// scripts/install.sh's list.
     public static let pageModules = [
         "app.js", "store.js", "feed.js", "map.js", "panel.js", "distance.js", "controls.js", "staleness.js",
-        "words.js", "sky.js", "hooks.js",
+        "words.js", "sky.js", "hooks.js", "layers.js",
     ]
 
     /// Every file served, and nothing else.
