@@ -524,7 +524,8 @@ ha-test: build ha-deps
 #                        9 every tile byte for byte by its XYZ path, 404 and 400, the token,
 #                        /api/config's layers, mbutil's layout, WAL, 10 refused chart files (exit 66,
 #                        65), 11 a 400 MB chart with VmRSS under 60 MB above the start, 12 the page
-#                        with a chart and an overlay in Chromium. About 130 s on 2 cores (builds aside). Every test is skipped with a message while loctrack-serve is not
+#                        with a chart and an overlay in Chromium. About 130 s on 2 cores (builds
+#                        aside). Every test is skipped with a message while loctrack-serve is not
 #                        built (7 also while web/openapi.json is missing). Artifacts: out/serve/.
 #                        Variables: SERVE_LOCTRACK=another loctrack (default $(BIN); loctrack-serve
 #                        next to it), SERVE_FLAGS='--only 1,5 --cycle 0.05' (python3 scripts/serve

@@ -13,7 +13,7 @@
  *
  * Past a chart's last zoom level its tiles are scaled up (maxNativeZoom), so zooming in
  * never turns a chart grey or drops an overlay; below its first level its tiles are scaled
- * down while that costs few tiles (see underZoomFloor). */
+ * down for a few levels, then it is hidden (UNDER_ZOOM_LEVELS). */
 
 import * as store from './store.js';
 import { whenMap, setStartingView } from './map.js';
@@ -21,8 +21,11 @@ import { whenMap, setStartingView } from './map.js';
 const MAP_MIN_ZOOM = 1;         // map.js's
 const MAP_MAX_ZOOM = 22;        // map.js's: every layer may be over-zoomed up to it
 const ONLINE_MAX_NATIVE_ZOOM = 19;
-const UNDER_ZOOM_MAX_TILES = 256;  // a chart whose first level has at most this many tiles shows at every zoom
-const UNDER_ZOOM_LEVELS = 2;       // a larger one: at most this many levels below its first
+/* How far below its first level a chart is still drawn (its first level scaled down).
+ * Leaflet walks every tile address of the view at the chart's first level, inside the
+ * chart's bounds or not, so each level down costs 4 times the work: 3 levels is 64 times a
+ * view's tiles; 12 (a chart of zoom 14 seen at zoom 2) would be 16 million and hang the page. */
+const UNDER_ZOOM_LEVELS = 3;
 const WORLD = Object.freeze([-180, -85.051129, 180, 85.051129]);
 const FORMATS = Object.freeze(['png', 'jpg', 'webp']);
 
@@ -62,7 +65,7 @@ function addLayers(map) {
     control.addTo(map);
   }
 
-  const view = startingView(charts.filter((chart) => !chart.overlay));
+  const view = startingView(charts.filter((chart) => !chart.overlay).concat(overlays));
   if (view) setStartingView(view);
 }
 
@@ -78,7 +81,7 @@ function chartLayer(layer, index) {
   const [west, south, east, north] = bounds;
   const options = {
     className: `tiles-file tiles-file-${number}`,
-    minZoom: underZoomFloor(bounds, minzoom),
+    minZoom: Math.max(MAP_MIN_ZOOM, minzoom - UNDER_ZOOM_LEVELS),
     maxZoom: MAP_MAX_ZOOM,
     minNativeZoom: minzoom,
     maxNativeZoom: maxzoom,
@@ -123,33 +126,11 @@ function zoomLevel(value, otherwise) {
   return Number.isInteger(value) && value >= 0 && value <= 30 ? value : otherwise;
 }
 
-/* The lowest map zoom a chart shows at. Below its first level Leaflet draws that level's
- * tiles scaled down: one view's worth of tiles at zoom z costs 4^(first - z) of them. A
- * small chart (a harbour: its whole first level in UNDER_ZOOM_MAX_TILES tiles) stays
- * visible at every zoom, so that it can be found; a large one hides UNDER_ZOOM_LEVELS
- * levels below its first, rather than asking for thousands of tiles. */
-function underZoomFloor(bounds, minzoom) {
-  if (tileCount(bounds, minzoom) <= UNDER_ZOOM_MAX_TILES) return MAP_MIN_ZOOM;
-  return Math.max(MAP_MIN_ZOOM, minzoom - UNDER_ZOOM_LEVELS);
-}
-
-/* How many tiles of zoom `z` cover bounds [west, south, east, north] (Web Mercator). */
-function tileCount([west, south, east, north], z) {
-  const n = 2 ** z;
-  const column = (lon) => Math.min(n - 1, Math.max(0, Math.floor(((lon + 180) / 360) * n)));
-  const row = (lat) => {
-    const clamped = Math.max(-85.051129, Math.min(85.051129, lat)) * Math.PI / 180;
-    const y = (1 - Math.log(Math.tan(clamped) + 1 / Math.cos(clamped)) / Math.PI) / 2;
-    return Math.min(n - 1, Math.max(0, Math.floor(y * n)));
-  };
-  if (!(west < east && south < north)) return n * n;
-  return (column(east) - column(west) + 1) * (row(south) - row(north) + 1);
-}
-
 /* Where the view starts when there is neither a track nor a fix to fit (map.js decides
- * that): the first base chart's centre, else its bounds, unless they are the whole world. */
-function startingView(baseCharts) {
-  for (const chart of baseCharts) {
+ * that): the first chart's centre, else its bounds, unless they are the whole world; base
+ * charts first (overlays alone: the first overlay's). */
+function startingView(charts) {
+  for (const chart of charts) {
     if (chart.center) {
       const [lon, lat, zoom] = chart.center;
       const shown = Math.min(Math.max(zoom, chart.minzoom, MAP_MIN_ZOOM), chart.maxzoom, MAP_MAX_ZOOM);

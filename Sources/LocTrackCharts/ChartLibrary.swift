@@ -19,16 +19,25 @@ public final class ChartLibrary: Sendable {
     public static let readerThreads = 2
 
     /// Opens `paths` in order (layer 1, 2, …): the first a base layer, the others overlays,
-    /// unless a file's `type` says otherwise.
+    /// unless a file's `type` says otherwise (``LayerRoles``).
+    /// - Parameter onlineBase: `--tiles` names an online base map too.
     /// - Throws: the first file that cannot be served, with its line and exit code.
-    public init(paths: [String], readers: Int = readerThreads, cacheBudget: Int = cacheBudget) throws(ChartFileError) {
+    public init(
+        paths: [String], onlineBase: Bool = false, readers: Int = readerThreads, cacheBudget: Int = cacheBudget
+    ) throws(ChartFileError) {
         var layers: [ChartLayer] = []
         var warnings: [String] = []
+        var declared: [String?] = []
         for (index, path) in paths.enumerated() {
-            let (layer, warning) = try ChartFileInspection.inspect(path: path, number: index + 1, isFirst: index == 0)
+            let (layer, warning) = try ChartFileInspection.inspect(path: path, number: index + 1) { type in
+                declared.append(type)
+                return false  // decided below, once every file's type is known
+            }
             layers.append(layer)
             if let warning { warnings.append(warning) }
         }
+        let overlays = LayerRoles.overlays(declared: declared, onlineBase: onlineBase)
+        layers = zip(layers, overlays).map { layer, isOverlay in layer.drawn(asOverlay: isOverlay) }
         do {
             pool = try TileReadPool(paths: paths, threads: readers)
         } catch {

@@ -30,7 +30,7 @@ import Testing
     @Test func givenTheListWhenReadThenItIsExactlyThePathsDocsHttpMdNames() {
         #expect(AssetCatalog.entries.map(\.path) == [
             "/", "/app.js", "/store.js", "/feed.js", "/map.js", "/panel.js", "/distance.js", "/controls.js", "/staleness.js",
-            "/words.js", "/sky.js", "/hooks.js", "/app.css", "/openapi.json", "/leaflet/leaflet.js",
+            "/words.js", "/sky.js", "/hooks.js", "/layers.js", "/app.css", "/openapi.json", "/leaflet/leaflet.js",
             "/leaflet/leaflet.css", "/leaflet/images/layers.png", "/leaflet/images/layers-2x.png",
             "/leaflet/images/marker-icon.png", "/leaflet/images/marker-icon-2x.png", "/leaflet/images/marker-shadow.png",
         ])

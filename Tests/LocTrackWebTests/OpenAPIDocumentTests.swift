@@ -1,6 +1,7 @@
 import Foundation
+import LocTrackCharts
 import LocTrackFormats
-import LocTrackWeb
+@testable import LocTrackWeb
 import Testing
 import LocTrackServeOptions
 
@@ -17,11 +18,15 @@ import LocTrackServeOptions
 
     static func document() throws -> [String: Any] { try json("web/openapi.json") }
 
-    /// Every concrete path the document describes (path templates expanded by their enums).
+    /// The tiles' path template: numbers in ranges, not a list (``TileAddress``).
+    static let tileTemplate = TileAddress.pathPrefix + "{layer}/{z}/{x}/{y}.{ext}"
+
+    /// Every concrete path the document describes (path templates expanded by their enums),
+    /// but the tiles' (``tileTemplate``).
     static func documentedPaths() throws -> Set<String> {
         let paths = try #require(try document()["paths"] as? [String: [String: Any]])
         var result: Set<String> = []
-        for (template, item) in paths {
+        for (template, item) in paths where template != tileTemplate {
             guard template.contains("{") else {
                 result.insert(template)
                 continue
@@ -75,6 +80,97 @@ import LocTrackServeOptions
             let policy = try #require(await service.respond(to: .get("/")).header("Content-Security-Policy"))
             #expect(expression.firstMatch(in: policy, range: NSRange(policy.startIndex..., in: policy)) != nil, "\(policy)")
         }
+    }
+
+    /// The tile operation's path parameters, by name.
+    static func tileParameters() throws -> [String: [String: Any]] {
+        let paths = try #require(try document()["paths"] as? [String: [String: Any]])
+        let operation = try #require(paths[tileTemplate]?["get"] as? [String: Any], "no \(tileTemplate) in the document")
+        let parameters = try #require(operation["parameters"] as? [[String: Any]])
+        var byName: [String: [String: Any]] = [:]
+        for parameter in parameters where parameter["in"] as? String == "path" {
+            byName[try #require(parameter["name"] as? String)] = try #require(parameter["schema"] as? [String: Any])
+        }
+        return byName
+    }
+
+    @Test func givenEachTileParameterAtAndBeyondItsBoundsWhenParsedThenTheServerTakesExactlyWhatTheDocumentAdmits() throws {
+        let parameters = try Self.tileParameters()
+        #expect(Set(parameters.keys) == ["layer", "z", "x", "y", "ext"])
+        let valid = ["layer": "1", "z": "0", "x": "0", "y": "0", "ext": "png"]
+        func path(_ values: [String: String]) -> String {
+            TileAddress.pathPrefix + "\(values["layer"]!)/\(values["z"]!)/\(values["x"]!)/\(values["y"]!).\(values["ext"]!)"
+        }
+        #expect(TileAddress.parse(path(valid)) != .malformed)
+        for (name, schema) in parameters {
+            // (value, whether the document admits it)
+            var tries: [(String, Bool)] = []
+            if let choices = schema["enum"] as? [String] {
+                tries = choices.map { ($0, true) } + [("gif", false), ("PNG", false), ("", false)]
+            } else {
+                #expect(schema["type"] as? String == "integer", "\(name)")
+                let lowest = try #require(schema["minimum"] as? Int, "\(name)")
+                let highest = try #require(schema["maximum"] as? Int, "\(name)")
+                tries = [(lowest, true), (highest, true), (lowest - 1, false), (highest + 1, false)].map { (String($0.0), $0.1) }
+                    + [("0" + String(max(lowest, 1)), false), ("+1", false), ("", false)]
+            }
+            for (value, admitted) in tries {
+                var values = valid
+                values[name] = value
+                let parsed = TileAddress.parse(path(values))
+                #expect((parsed != .malformed) == admitted, "\(name) = \(value): \(path(values)) is \(parsed)")
+            }
+        }
+    }
+
+    @Test func givenNoChartsWhenAWellFormedAndAMalformedTileAreAskedForThenTheyAreTheDocumented404And400() async throws {
+        let document = try Self.document()
+        let headers = try #require((document["components"] as? [String: Any])?["headers"] as? [String: [String: Any]])
+        let cacheControl = try #require((headers["CacheControlTile"]?["schema"] as? [String: Any])?["const"] as? String)
+        let service = Fixture.service()
+
+        let absent = await service.respond(to: .get("/tiles/1/0/0/0.png"))
+        #expect(absent.status == 404)
+        #expect(absent.bytes == [])
+        #expect(absent.header("Cache-Control") == cacheControl)
+        #expect(absent.header("Content-Type") == nil)
+
+        let malformed = await service.respond(to: .get("/tiles/1/0/0/00.png"))
+        #expect(malformed.status == 400)
+        #expect(malformed.header("Content-Type")?.hasPrefix("text/plain") == true)
+        let reason = try #require((document["components"] as? [String: Any]).flatMap { $0["schemas"] as? [String: Any] }?["Reason"]
+            as? [String: Any])
+        let line = try NSRegularExpression(pattern: try #require(reason["pattern"] as? String))
+        let text = try #require(malformed.text)
+        #expect(line.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil, "\(text)")
+    }
+
+    @Test func givenAChartLayerWhenTheConfigListsItThenItHasExactlyTheDocumentedFieldsAndItsTagsMatchThePattern() throws {
+        let document = try Self.document()
+        let components = try #require(document["components"] as? [String: Any])
+        let schemas = try #require(components["schemas"] as? [String: Any])
+        let tileLayer = try #require(schemas["TileLayer"] as? [String: Any])
+        let config = try #require(schemas["Config"] as? [String: Any])
+        #expect((config["required"] as? [String])?.contains("layers") == true)
+
+        let layer = ChartLayer(
+            number: 2, path: "/charts/seamarks.mbtiles", name: "Seamarks", attribution: "© OpenSeaMap contributors",
+            format: "png", minZoom: 9, maxZoom: 18, bounds: .world, center: (longitude: -4.15, latitude: 48.35, zoom: 14),
+            isOverlay: true, fileTag: "0123456789abcdef")
+        let text = ConfigDocument.json(options: ServeOptions(), layers: [layer], version: LocTrackVersion.number)
+        let served = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+        let layers = try #require(served["layers"] as? [[String: Any]])
+        let listed = try #require(layers.first)
+        #expect(Set(listed.keys) == Set(try #require(tileLayer["required"] as? [String])))
+        #expect(Set(listed.keys) == Set(try #require(tileLayer["properties"] as? [String: Any]).keys))
+        let url = try #require(listed["url"] as? String)
+        let urlPattern = try #require(((tileLayer["properties"] as? [String: Any])?["url"] as? [String: Any])?["pattern"] as? String)
+        #expect(try NSRegularExpression(pattern: urlPattern).firstMatch(in: url, range: NSRange(url.startIndex..., in: url)) != nil, "\(url)")
+
+        let headers = try #require(components["headers"] as? [String: [String: Any]])
+        let tagPattern = try #require((headers["TileETag"]?["schema"] as? [String: Any])?["pattern"] as? String)
+        let tag = layer.entityTag(TileAddress(layer: 2, zoom: 30, column: 1_073_741_823, row: 0, fileExtension: "png"))
+        #expect(try NSRegularExpression(pattern: tagPattern).firstMatch(in: tag, range: NSRange(tag.startIndex..., in: tag)) != nil, "\(tag)")
     }
 
     @Test func givenTheDocumentWhenItsVersionIsReadThenItIsLoctracksAndItIsOpenAPI31() async throws {

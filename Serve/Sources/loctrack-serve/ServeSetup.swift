@@ -57,7 +57,7 @@ enum ServeSetup {
     static func charts(_ options: ServeOptions) -> ChartLibrary? {
         guard !options.tileFiles.isEmpty else { return nil }
         do {
-            let charts = try ChartLibrary(paths: options.tileFiles)
+            let charts = try ChartLibrary(paths: options.tileFiles, onlineBase: options.tiles != nil)
             for warning in charts.warnings { ServerProcess.printError("loctrack: \(warning)") }
             return charts
         } catch {

@@ -10,10 +10,13 @@ enum ChartFileInspection {
 
     /// - Parameters:
     ///   - number: the layer's number (from 1).
-    ///   - isFirst: the first `--tiles-file`: a base layer unless its `type` says overlay.
+    ///   - isOverlay: whether it is drawn over the base layers, from the files' `type`
+    ///     and their order (``LayerRoles``; the `type` read here is handed to it).
     /// - Returns: the layer, and a warning for stderr when a `-wal` file holds data the
     ///   immutable open does not read.
-    static func inspect(path: String, number: Int, isFirst: Bool) throws(ChartFileError) -> (ChartLayer, warning: String?) {
+    static func inspect(
+        path: String, number: Int, isOverlay: (_ declaredType: String?) -> Bool
+    ) throws(ChartFileError) -> (ChartLayer, warning: String?) {
         let identity = try checkFile(path)
         let database: ReadOnlyDatabase
         do {
@@ -26,15 +29,14 @@ enum ChartFileInspection {
         let format = try rasterFormat(metadata["format"], firstTile: firstTile, path)
         let zooms = try zoomRange(metadata, database, path)
         let center = metadata["center"].flatMap(Self.center)
-        let type = metadata["type"]?.lowercased()
-        let isOverlay = type == "overlay" ? true : type == "baselayer" ? false : !isFirst
+        let declaredType = metadata["type"]?.lowercased()
         let tag = fileTag(identity)
         let layer = ChartLayer(
             number: number, path: path, name: name(metadata["name"], path: path),
             attribution: AttributionText.plain(metadata["attribution"] ?? ""), format: format,
             minZoom: zooms.lowerBound, maxZoom: zooms.upperBound,
             bounds: metadata["bounds"].flatMap(ChartBounds.init(metadata:)) ?? .world, center: center,
-            isOverlay: isOverlay, fileTag: tag)
+            isOverlay: isOverlay(declaredType), fileTag: tag)
         return (layer, walWarning(path))
     }
 

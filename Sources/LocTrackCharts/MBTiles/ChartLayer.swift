@@ -39,6 +39,13 @@ public struct ChartLayer: Equatable, Sendable {
         self.fileTag = fileTag
     }
 
+    /// The same layer, an overlay or not.
+    func drawn(asOverlay isOverlay: Bool) -> ChartLayer {
+        ChartLayer(
+            number: number, path: path, name: name, attribution: attribution, format: format, minZoom: minZoom,
+            maxZoom: maxZoom, bounds: bounds, center: center, isOverlay: isOverlay, fileTag: fileTag)
+    }
+
     /// The page's URL template: same-origin, `/tiles/N/{z}/{x}/{y}.EXT`.
     public var urlTemplate: String { "\(TileAddress.pathPrefix)\(number)/{z}/{x}/{y}.\(format)" }
 

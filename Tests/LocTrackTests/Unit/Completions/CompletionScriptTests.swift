@@ -31,7 +31,9 @@ struct CompletionScriptTests {
         (["loctrack", "completions", ""], ["bash", "fish", "zsh"]),
         (["loctrack", "help", ""], commands),
         (["loctrack", "help", "stream", ""], []),
-        (["loctrack", "serve", "--t"], ["--tiles", "--tiles-attribution", "--token-file", "--track"]),
+        (["loctrack", "serve", "--t"], ["--tiles", "--tiles-attribution", "--tiles-file", "--token-file", "--track"]),
+        // Repeatable: offered again once given (zsh offers an option once unless it repeats).
+        (["loctrack", "serve", "--tiles-file", "harbour.mbtiles", "--tiles-f"], ["--tiles-file"]),
         (["loctrack", "serve", "--listen", "0.0.0.0:80", "--max"], ["--max-streams"]),
         (["loctrack", "trips", "--f"], ["--format"]),
         (["loctrack", "trips", "a.json", "--format", ""], ["csv", "json", "text"]),
