@@ -90,7 +90,8 @@ public final class WebService: Sendable {
     }
 
     private func route(_ request: WebRequest) -> Routed {
-        switch check(request) {
+        let query = QueryItems(request.query)
+        switch check(request, query: query) {
         case .some(let refusal):
             return .answer(refusal)
         case .none where request.path.hasPrefix(TileAddress.pathPrefix) && request.path != TileAddress.pathPrefix:
@@ -99,18 +100,17 @@ public final class WebService: Sendable {
             case .malformed: return .answer(ChartTiles.malformed)
             }
         case .none:
-            return .answer(answer(request))
+            return .answer(answer(request, query: query))
         }
     }
 
     /// Why the request is refused before its path is looked at (body, target, token,
     /// method); nil when it is not.
-    private func check(_ request: WebRequest) -> WebResponse? {
+    private func check(_ request: WebRequest, query: QueryItems) -> WebResponse? {
         if request.hasBody { return .text(413, "a request to loctrack serve has no body") }
         guard Self.isPrintable(request.path), Self.isPrintable(request.query) else {
             return .text(400, "malformed request target")
         }
-        let query = QueryItems(request.query)
         switch access?.check(request, query: query) ?? .allowed {
         case .allowed:
             break
@@ -129,8 +129,7 @@ public final class WebService: Sendable {
     }
 
     /// The answer to a checked request for anything but a tile.
-    private func answer(_ request: WebRequest) -> WebResponse {
-        let query = QueryItems(request.query)
+    private func answer(_ request: WebRequest, query: QueryItems) -> WebResponse {
         guard let path = RequestPath.decoded(request.path) else { return .notFound }
         guard let route = APIRoute(rawValue: path) else {
             guard let asset = assets.asset(at: path) else { return .notFound }
