@@ -15,6 +15,9 @@
 #                         mosquitto-clients, zsh, fish; make deb dpkg-dev,
 #                         lintian; make ha-test python3-venv; make serve-test and make bench
 #                         python3-venv, chromium, chromium-driver, python3-selenium
+#   make test-stress      make test 10 times and make serve-test 5 times on a fresh clone of HEAD
+#                         while stress-ng keeps every core busy; fails on any failed run
+#                         (scripts/test-stress.sh, docs/testing.md; about an hour on 2 cores)
 #   make test             debug build + swift test (swift-testing): unit, reader (socketpair
 #                         gpsd), fuzz, and end-to-end tests against a real gpsd via gpsfake;
 #                         no Python of the project's (gpsfake itself is gpsd's Python): outputs
@@ -125,6 +128,12 @@ build: deps
 test: deps test-deps
 	$(SWIFT) build
 	$(SWIFT) test $(SWIFT_TEST_FLAGS)
+
+# The tests under load (scripts/test-stress.sh: STRESS_TEST_RUNS, STRESS_SERVE_RUNS, STRESS_CPUS,
+# STRESS_DIR): a test that fails once under load is a defect.
+.PHONY: test-stress
+test-stress:
+	@bash scripts/test-stress.sh
 
 demo: build
 	@CYCLE='$(CYCLE)' FORMAT='$(FORMAT)' LOCTRACK='$(BIN)' bash scripts/demo.sh

@@ -37,6 +37,16 @@ static inline long long loctrack_modification_nanoseconds(const struct stat *sta
     return (long long)status->st_mtim.tv_sec * 1000000000LL + status->st_mtim.tv_nsec;
 }
 
+// pipe2(2), declared as <unistd.h> declares it with _GNU_SOURCE (Swift's Glibc module is
+// built without it). A pipe made close-on-exec in the same call: with pipe(2) and then
+// fcntl, a process started by another thread in between would inherit the pipe, and a
+// wake-up pipe whose write end a child holds never reads end-of-file when loctrack closes it.
+extern int pipe2(int descriptors[2], int flags);
+
+static inline int loctrack_pipe2(int descriptors[2], int flags) {
+    return pipe2(descriptors, flags);
+}
+
 // getrandom(2) (glibc 2.25), declared as <sys/random.h> declares it (ssize_t and size_t
 // are the sizes of long on Linux). Swift's Glibc module leaves that header out, and it is
 // not included here either: it brings <sys/types.h> and <sys/select.h>, and fd_set would

@@ -1,3 +1,4 @@
+import CGlibcExtras
 import Glibc
 
 /// The two ends of a pipe, each closing itself.
@@ -6,16 +7,18 @@ import Glibc
     package var write: FileDescriptor
 }
 
-/// A new pipe (`pipe(2)`), both ends close-on-exec, and non-blocking when `nonBlocking`.
+/// A new pipe (`pipe2(2)`), both ends close-on-exec from the start, and non-blocking when
+/// `nonBlocking`.
 package func makePipe(nonBlocking: Bool = false) throws(Errno) -> PipeEnds {
+    let descriptors = try makeRawPipe(nonBlocking: nonBlocking)
+    return PipeEnds(read: FileDescriptor(owning: descriptors.read), write: FileDescriptor(owning: descriptors.write))
+}
+
+/// The same pipe as plain descriptors, which the caller closes.
+package func makeRawPipe(nonBlocking: Bool = false) throws(Errno) -> (read: Int32, write: Int32) {
     var descriptors: [Int32] = [-1, -1]
-    _ = try valueOrErrno { pipe(&descriptors) }
-    let ends = PipeEnds(read: FileDescriptor(owning: descriptors[0]), write: FileDescriptor(owning: descriptors[1]))
-    for descriptor in descriptors {
-        try setCloseOnExec(descriptor)
-        if nonBlocking { try setNonBlocking(descriptor) }
-    }
-    return ends
+    _ = try valueOrErrno { loctrack_pipe2(&descriptors, O_CLOEXEC | (nonBlocking ? O_NONBLOCK : 0)) }
+    return (descriptors[0], descriptors[1])
 }
 
 /// `PIPE_BUF`: the most bytes one `write(2)` to a pipe puts in whole, never interleaved

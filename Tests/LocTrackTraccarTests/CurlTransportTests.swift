@@ -52,8 +52,9 @@ struct CurlTransportTests {
 
     @Test("given nothing listening when a position is sent then the failure says the request never left")
     func refused() throws {
-        let port = try Loopback.freePort()
-        let outcome = try Self.transport(port: port).send(query: Array("id=car1".utf8))
+        let refusing = try Loopback.RefusingPort()
+        defer { withExtendedLifetime(refusing) {} }  // the port refuses until the test ends
+        let outcome = try Self.transport(port: refusing.port).send(query: Array("id=car1".utf8))
         guard case .failed(let failure) = outcome else {
             Issue.record("expected a failure, got \(outcome)")
             return

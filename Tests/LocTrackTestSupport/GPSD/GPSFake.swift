@@ -51,10 +51,9 @@ import Synchronization
 /// sends gpsd's log to a file instead of a pipe read into this process, whose
 /// memory then does not grow with it (for tests that measure this process).
 ///
-/// Start-up race: gpsfake adds its ptys through gpsd's control socket as soon as
-/// the socket file exists; under load gpsd sometimes is not listening on it yet,
-/// gpsfake silently adds nothing and waits forever. ``start(_:cycle:port:)``
-/// notices (no device within 6 s) and starts again, up to 3 times.
+/// Start-up: gpsfake's own adding of its ptys can silently fail (gpsd binds its control
+/// socket before it listens on it); the harness adds them itself, which gpsd takes once
+/// (see GPSFake+StartUp.swift), so a start needs no retry.
 package final class GPSFake: Sendable {
     package let port: Int
     package let logs: [NMEALog]
@@ -113,22 +112,7 @@ package final class GPSFake: Sendable {
         _ logs: [NMEALog], cycle: Duration = .milliseconds(5), port requestedPort: Int? = nil, options: Options = Options()
     ) async throws -> GPSFake {
         precondition(!logs.isEmpty)
-        var attempt = 1  // see "Start-up race" above
-        while true {
-            do {
-                return try await startOnce(logs, cycle: cycle, port: requestedPort, options: options)
-            } catch let error as StartError where attempt < 3 {
-                print("GPSFake: attempt \(attempt) failed, starting again: \(error)")
-                attempt += 1
-            } catch let error as StartError {
-                throw HarnessError("\(error)")
-            }
-        }
-    }
-
-    /// gpsfake did not get its devices into gpsd.
-    private struct StartError: Error, CustomStringConvertible {
-        let description: String
+        return try await startOnce(logs, cycle: cycle, port: requestedPort, options: options)
     }
 
     private static func startOnce(_ logs: [NMEALog], cycle: Duration, port requestedPort: Int?, options: Options) async throws -> GPSFake {
@@ -154,16 +138,14 @@ package final class GPSFake: Sendable {
                 environment: ["TMPDIR": directory.path],
                 stdin: .pipe, stdout: .null, stderr: logFile.map { .file($0) } ?? .pipe, newProcessGroup: true)
             do {
-                let devices: [String]
-                do {
-                    devices = try await waitForDevices(count: logs.count, process: process, logFile: logFile)
-                } catch {
-                    throw StartError(description: "\(error)")
-                }
-                try await waitForListener(port: port, process: process)
+                // gpsfake's control socket: $TMPDIR/gpsfake-PID.sock (DaemonInstance in gps/fake.py).
+                let devices = try await addDevices(
+                    logs: paths, process: process, controlSocket: directory.appendingPathComponent("gpsfake-\(process.pid).sock").path,
+                    logFile: logFile)
                 guard let gpsd = ProcessGroup.members(process.pid).first(where: { $0.command == "gpsd" })?.pid else {
                     throw HarnessError("no gpsd in gpsfake's process group")
                 }
+                try await waitForListener(port: port, gpsd: gpsd, process: process)
                 return GPSFake(
                     port: port, logs: logs, devices: devices, process: process, directory: directory, gpsdPID: gpsd, logFile: logFile)
             } catch {

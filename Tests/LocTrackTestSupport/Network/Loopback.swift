@@ -40,6 +40,46 @@ package enum Loopback {
         return true
     }
 
+    /// `accept4(listener, nil, nil, SOCK_CLOEXEC)`: the connection is close-on-exec from the start,
+    /// so a child another test starts meanwhile cannot hold it (and keep its peer from seeing the
+    /// end when the test closes it). glibc's accept4 needs _GNU_SOURCE, which Swift's Glibc
+    /// module is built without, so it is looked up by name.
+    package static func acceptCloseOnExec(_ listener: Int32) -> Int32 {
+        accept4(listener, nil, nil, Int32(SOCK_CLOEXEC.rawValue))
+    }
+
+    private typealias Accept4 = @convention(c) (Int32, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, Int32) -> Int32
+    // A C function pointer from dlsym, immutable once read: safe to share across threads.
+    nonisolated(unsafe) private static let accept4: Accept4 = unsafeBitCast(dlsym(nil, "accept4")!, to: Accept4.self)
+
+    /// A TCP port that refuses connections for as long as the value lives: a socket bound to it
+    /// and never listening holds it, so no other test's server can take it meanwhile (a port
+    /// from ``freePort()`` can be handed to the next `bind` to port 0 at once).
+    package final class RefusingPort: Sendable {
+        package let port: Int
+        private let descriptor: Int32
+
+        package init() throws {
+            let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+            var address = Loopback.address(port: 0)
+            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            let bound = descriptor >= 0 && withUnsafeMutablePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0
+                }
+            }
+            guard bound else {
+                let reason = String(cString: strerror(errno))
+                if descriptor >= 0 { close(descriptor) }
+                throw HarnessError("loopback port: \(reason)")
+            }
+            self.descriptor = descriptor
+            port = Int(UInt16(bigEndian: address.sin_port))
+        }
+
+        deinit { close(descriptor) }
+    }
+
     /// A TCP port nothing listens on right now (bound to port 0, read back, closed).
     package static func freePort() throws -> Int {
         let (fd, port) = try listen()

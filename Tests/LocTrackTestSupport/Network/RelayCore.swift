@@ -89,7 +89,7 @@ final class RelayCore: Sendable {
     /// Accepts every waiting connection: reset at once while refusing, otherwise paired with a new connection to the target.
     private func accept(into state: inout State) {
         while true {
-            let client = Glibc.accept(listener, nil, nil)  // (accept4 is a GNU extension Glibc does not import)
+            let client = Loopback.acceptCloseOnExec(listener)
             guard client >= 0 else { return }
             _ = fcntl(client, F_SETFD, FD_CLOEXEC)
             state.accepted += 1

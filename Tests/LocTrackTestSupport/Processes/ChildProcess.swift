@@ -1,4 +1,5 @@
 import Foundation
+import LocTrackSystem
 package import Glibc
 import Synchronization
 
@@ -38,9 +39,8 @@ package final class ChildProcess: Sendable {
         var childEnds: [Int32] = []  // closed in the parent after spawning
 
         func makePipe() throws -> (read: Int32, write: Int32) {
-            var fds: [Int32] = [-1, -1]
-            guard ChildProcess.pipe2(&fds, O_CLOEXEC) == 0 else { throw HarnessError("pipe2: \(String(cString: strerror(errno)))") }
-            return (fds[0], fds[1])
+            // Close-on-exec from the start: children other tests start meanwhile must not hold our ends.
+            do { return try makeRawPipe() } catch { throw HarnessError("pipe2: \(error)") }
         }
 
         var stdinWrite: Int32 = -1
@@ -242,9 +242,4 @@ package final class ChildProcess: Sendable {
         status = pollTermination()
         return LoctrackResult(status: status!, stdout: stdout?.text ?? "", stderr: stderr?.text ?? "", duration: duration)
     }
-
-    // glibc's pipe2 is not visible to Swift (it needs _GNU_SOURCE); a pipe with
-    // O_CLOEXEC set atomically keeps parallel spawns from inheriting our ends.
-    private typealias Pipe2 = @convention(c) (UnsafeMutablePointer<Int32>?, Int32) -> Int32
-    private static let pipe2: Pipe2 = unsafeBitCast(dlsym(nil, "pipe2")!, to: Pipe2.self)
 }

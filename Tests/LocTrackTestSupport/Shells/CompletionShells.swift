@@ -14,7 +14,7 @@ package enum CompletionShells {
     /// Whether a pseudo-terminal can be opened (zsh's interactive completion runs on one);
     /// a container may have no /dev/ptmx.
     package static let hasPseudoTerminals: Bool = {
-        let descriptor = open("/dev/ptmx", O_RDWR | O_NOCTTY)
+        let descriptor = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC)
         guard descriptor >= 0 else { return false }
         close(descriptor)
         return true

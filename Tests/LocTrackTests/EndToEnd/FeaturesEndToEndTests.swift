@@ -99,7 +99,8 @@ extension EndToEndTests {
                 for result in [jsonResult, gpxResult] {
                     #expect(result.status == .exited(0), "\(result)")
                     #expect(result.stderr.isEmpty, "\(result)")
-                    #expect(result.duration >= .seconds(2) && result.duration < .milliseconds(2_800), "\(result)")
+                    // At 2 s, not before; the upper bound tells the duration from the 10 s time limit.
+                    #expect(result.duration >= .seconds(2) && result.duration < .seconds(5), "\(result)")
                     print("--duration 2 took \(result.duration)")
                 }
                 let lines = try jsonResult.jsonObjects()
@@ -112,11 +113,14 @@ extension EndToEndTests {
 
         @Test("given gpsd is not running when streaming (waiting for it) with --duration 1 then loctrack exits 0 after about 1 s", .timeLimit(.minutes(1)))
         func durationEndsAStreamWaitingForGPSD() async throws {
-            let port = try Loopback.freePort()
-            let result = try await LoctrackProcess.run(["stream", "--duration", "1", "--format", "gpx", "127.0.0.1:\(port)"], timeLimit: .seconds(10))
+            let refusing = try Loopback.RefusingPort()
+            defer { withExtendedLifetime(refusing) {} }  // the port refuses until the test ends
+            let result = try await LoctrackProcess.run(["stream", "--duration", "1", "--format", "gpx", "127.0.0.1:\(refusing.port)"], timeLimit: .seconds(10))
 
             #expect(result.status == .exited(0), "\(result)")
-            #expect(result.duration >= .seconds(1) && result.duration < .milliseconds(1_800), "\(result)")
+            // At 1 s, not before; the upper bound only tells the duration from the 10 s time limit
+            // (starting a process on a loaded machine can take a second or two).
+            #expect(result.duration >= .seconds(1) && result.duration < .seconds(5), "\(result)")
             #expect(result.stderrLines.count == 1, "the outage, once: \(result)")
             let document = try Parsers.gpx(result.stdout)
             #expect(document.trackCount == 1 && document.segments.isEmpty, "a complete GPX document without points: \(result)")
@@ -390,7 +394,7 @@ extension EndToEndTests {
                 #expect(plainResult.stderrLines.count == 1, "one line, no status line: \(plainResult)")
                 #expect(!plainResult.stderr.contains("\r") && !plainResult.stderr.contains("\u{1B}") && !plainResult.stderr.contains("waiting"), "\(plainResult.stderr.debugDescription)")
                 #expect(plainResult.stderr.hasPrefix("loctrack: "), "\(plainResult)")
-                #expect(plainResult.duration >= .seconds(1) && plainResult.duration < .seconds(3), "\(plainResult)")
+                #expect(plainResult.duration >= .seconds(1) && plainResult.duration < .seconds(4), "\(plainResult)")
 
                 let screen = terminalResult.stdout
                 #expect(terminalResult.status == .exited(75), "\(terminalResult)")

@@ -43,10 +43,11 @@ final class SocketpairGPSD: GPSDConnector {
     private let gateWrite: Mutex<Int32>
 
     init() {
-        var ends: [Int32] = [-1, -1]
-        precondition(pipe(&ends) == 0, "pipe: \(Errno.current)")
-        gateRead = ends[0]
-        gateWrite = Mutex(ends[1])
+        // Close-on-exec: a child another test starts meanwhile must not hold the write end,
+        // or closing it here would wake nobody until that child ends.
+        let ends = try! makeRawPipe()
+        gateRead = ends.read
+        gateWrite = Mutex(ends.write)
     }
 
     deinit {
@@ -137,7 +138,7 @@ final class LoopbackGPSD: Sendable {
         try await eventually("connection \(index)", within: limit) {
             peers.withLock { peers -> Peer? in
                 while peers.count <= index {
-                    let descriptor = accept(listener, nil, nil)
+                    let descriptor = Loopback.acceptCloseOnExec(listener)
                     guard descriptor >= 0 else { return nil }
                     _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
                     _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)

@@ -66,7 +66,7 @@ final class LoopbackHTTPServer: Sendable {
             _ = try? descriptors.wait(entries: connection >= 0 ? 3 : 2, milliseconds: -1)
             if !descriptors.returned(0).isEmpty { wakeUps.drain() }
             if connection < 0, !descriptors.returned(1).isEmpty {
-                connection = accept(listener, nil, nil)
+                connection = Loopback.acceptCloseOnExec(listener)
                 if connection >= 0 { state.withLock { $0.accepted += 1 } }
                 received = []
             }
