@@ -125,9 +125,11 @@ build: deps
 
 # Debug build first: the tests run the `loctrack` executable that sits next to
 # the test bundle in .build/debug.
+# LOCTRACK_TESTS_REQUIRE_TOOLS: test-deps installed gpsd, mosquitto, zsh and fish, so a test that
+# needs one runs (and fails if it is missing) instead of skipping (docs/testing.md).
 test: deps test-deps
 	$(SWIFT) build
-	$(SWIFT) test $(SWIFT_TEST_FLAGS)
+	LOCTRACK_TESTS_REQUIRE_TOOLS=1 $(SWIFT) test $(SWIFT_TEST_FLAGS)
 
 # The tests under load (scripts/test-stress.sh: STRESS_TEST_RUNS, STRESS_SERVE_RUNS, STRESS_CPUS,
 # STRESS_DIR): a test that fails once under load is a defect.
@@ -411,7 +413,7 @@ RECORD_KILLS ?= 100
 .PHONY: kills
 kills: deps test-deps
 	$(SWIFT) build --build-tests
-	LOCTRACK_MONITOR_KILLS=$(MONITOR_KILLS) LOCTRACK_RECORD_KILLS=$(RECORD_KILLS) \
+	LOCTRACK_TESTS_REQUIRE_TOOLS=1 LOCTRACK_MONITOR_KILLS=$(MONITOR_KILLS) LOCTRACK_RECORD_KILLS=$(RECORD_KILLS) \
 		$(SWIFT) test --skip-build --filter 'killedAgainAndAgain|killedWhileRecording'
 
 # ---------------------------------------------------------------------------

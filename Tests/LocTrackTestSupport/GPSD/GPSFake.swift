@@ -92,9 +92,10 @@ package final class GPSFake: Sendable {
         var shutDown = false
     }
 
-    /// Whether gpsd and gpsfake are installed.
+    /// Whether the tests that need gpsd and gpsfake run: they are installed, or ``RequiredTools`` says they must be.
     package static var isAvailable: Bool {
-        FileManager.default.isExecutableFile(atPath: "/usr/bin/gpsfake") && FileManager.default.isExecutableFile(atPath: "/usr/sbin/gpsd")
+        RequiredTools.run(ifInstalled: FileManager.default.isExecutableFile(atPath: "/usr/bin/gpsfake")
+            && FileManager.default.isExecutableFile(atPath: "/usr/sbin/gpsd"))
     }
 
     /// `127.0.0.1:PORT` as a ``GPSDSource`` (all devices).

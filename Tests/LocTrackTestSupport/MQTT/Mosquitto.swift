@@ -57,9 +57,11 @@ package final class Mosquitto: Sendable {
     private let subscribers = Mutex<[Subscriber]>([])
     private let shutDown = Atomic<Bool>(false)
 
+    /// Whether the tests that need the broker and its tools run: installed, or ``RequiredTools`` says they must be.
     package static var isAvailable: Bool {
-        ["/usr/sbin/mosquitto", "/usr/bin/mosquitto_sub", "/usr/bin/mosquitto_pub", "/usr/bin/mosquitto_passwd", "/usr/bin/openssl"]
-            .allSatisfy { FileManager.default.isExecutableFile(atPath: $0) }
+        RequiredTools.run(ifInstalled: ["/usr/sbin/mosquitto", "/usr/bin/mosquitto_sub", "/usr/bin/mosquitto_pub",
+                                        "/usr/bin/mosquitto_passwd", "/usr/bin/openssl"]
+            .allSatisfy { FileManager.default.isExecutableFile(atPath: $0) })
     }
 
     package var configFile: String { directory.appendingPathComponent("mosquitto.conf").path }

@@ -94,7 +94,7 @@ struct CompletionScriptTests {
     }
 
     @Test("given a command line when fish completes it then it offers what the table says",
-          .enabled(if: CompletionShells.path(of: "fish") != nil, "fish is not installed (make test installs it)"))
+          .enabled(if: RequiredTools.run(ifInstalled: CompletionShells.path(of: "fish") != nil), "fish is not installed (make test installs it)"))
     func fishCompletes() async throws {
         // fish has no '=' split; its own candidates for a value are the same.
         let lines = Self.cases.map { $0.words.joined(separator: " ") }
@@ -105,7 +105,7 @@ struct CompletionScriptTests {
     }
 
     @Test("given a command line when Tab is pressed in an interactive zsh then it offers what the table says",
-          .enabled(if: CompletionShells.path(of: "zsh") != nil, "zsh is not installed (make test installs it)"),
+          .enabled(if: RequiredTools.run(ifInstalled: CompletionShells.path(of: "zsh") != nil), "zsh is not installed (make test installs it)"),
           .enabled(if: CompletionShells.hasPseudoTerminals, "no pseudo-terminal to run an interactive zsh on"))
     func zshCompletes() async throws {
         let lines = Self.cases.map { $0.words.joined(separator: " ") } + ["loctrack stream --format=g"]
@@ -122,13 +122,13 @@ struct CompletionScriptTests {
     }
 
     @Test("given the zsh script when zsh -n checks it then its syntax is accepted",
-          .enabled(if: CompletionShells.path(of: "zsh") != nil, "zsh is not installed (make test installs it)"))
+          .enabled(if: RequiredTools.run(ifInstalled: CompletionShells.path(of: "zsh") != nil), "zsh is not installed (make test installs it)"))
     func zshSyntax() async throws {
         try await CompletionShells.syntaxCheck(.zsh)
     }
 
     @Test("given the fish script when fish -n checks it then its syntax is accepted",
-          .enabled(if: CompletionShells.path(of: "fish") != nil, "fish is not installed (make test installs it)"))
+          .enabled(if: RequiredTools.run(ifInstalled: CompletionShells.path(of: "fish") != nil), "fish is not installed (make test installs it)"))
     func fishSyntax() async throws {
         try await CompletionShells.syntaxCheck(.fish)
     }
