@@ -26,13 +26,12 @@ from __future__ import annotations
 import os
 import shutil
 import struct
-import subprocess
 import time
 import zlib
 
 from .broker import MOSQUITTO_PUB, Broker, Subscriber
 from .clients import TIME_RE, TPV_START, rounds_of
-from .findings import log, note, warn
+from .findings import lacks_feature, log, warn
 from .flood import WORKLOADS, start_emulator, stderr_tail
 from .measure import median, ratio, run_measured
 from support import processes as procs  # scripts/support
@@ -46,15 +45,6 @@ STREAM_EXIT = 69  # --no-reconnect, gpsd went away (docs/exit-codes.md)
 PUBLISH_CHECKS = ("publish: the subscriber got every message, each a TPV, in the order of their times; each "
                   "publisher exited as a stream does when gpsd goes away")
 ARRIVAL_TIMEOUT = 30  # s the subscriber may still need once the publisher has exited
-
-
-def can_publish(loctrack: str) -> bool:
-    """Whether this loctrack has `stream --publish` (Issue 11)."""
-    try:
-        out = subprocess.run([loctrack, "stream", "--help"], capture_output=True, text=True, timeout=10)
-    except (OSError, subprocess.SubprocessError):
-        return False
-    return "--publish" in out.stdout + out.stderr
 
 
 def publish_argv(opts, url: str, client_id: str, spool: str, source: str) -> list[str]:
@@ -190,10 +180,10 @@ def describe_publish(m) -> str:
 
 
 def run_publish(opts, workdir: str):
-    """{workload: [{variant: measurements}, one per round]}; only the pipeline when loctrack cannot publish."""
+    """{workload: [{variant: measurements}, one per round]}; only the pipeline (and a problem) when
+    loctrack cannot publish."""
     variants = list(VARIANTS)
-    if not can_publish(opts.loctrack):
-        note(f"publish: {opts.loctrack} has no `stream --publish` (built before Issue 11): the pipeline alone")
+    if lacks_feature(opts.loctrack, "--publish", "publish"):
         variants.remove(PUBLISH)
         variants.remove(BOTH)
     base = os.path.join(workdir, "publish")

@@ -21,8 +21,9 @@ serve-day   A day at 1 Hz: the emulator floods 86,400 TPVs one second apart (`fl
             has selenium): the page's own loadMs (navigation to the track drawn), the time from the
             request to window.loctrack.ready, its JavaScript heap (CDP Runtime.getHeapUsage), the
             points it drew. Targets (issue 20): at most 1 s, heap under 100 MB.
-Both need loctrack-serve next to the loctrack measured (`make serve`); without it, they are left
-out with a note. serve-day also needs chromium, chromium-driver and python3-selenium.
+Both need loctrack-serve next to the loctrack measured (`make serve`); without it, they fail.
+serve-day also needs chromium, chromium-driver and python3-selenium (left out with a note without
+them; a smoke run fails).
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ import sys
 import time
 from pathlib import Path
 
-from .findings import log, note, warn
+from .findings import left_out, log, warn
 from .flood import start_emulator
 from .measure import median, percentile
 from support import processes as procs  # scripts/support
@@ -198,7 +199,7 @@ def run_serve_day(opts, workdir: str):
     os.makedirs(base, exist_ok=True)
     python = page_python()
     if python is None or not shutil.which("chromedriver") and not os.path.exists("/usr/bin/chromedriver"):
-        note("serve-day: left out, no chromium-driver or python3-selenium (`make bench` installs them)")
+        left_out("serve-day: left out, no chromium-driver or python3-selenium (`make bench` installs them)")
         return None
     fixes = opts.serve_day_fixes
     log(f"== serve-day: {fixes:,} fixes at 1 Hz into loctrack serve, then the page in headless Chromium")

@@ -155,10 +155,11 @@ def short(texts: List[str], limit: int = 3) -> str:
 # -- gpsfake: a real gpsd fed from a recorded log -----------------------------------------------------
 
 def gpsfake_log(r: Result, name: str, what: str) -> Optional[Path]:
-    """GPSD_LOGS/name when it and gpsfake are there; else None, and a note that `what` was not tested."""
+    """GPSD_LOGS/name when it and gpsfake are there; else None, and a failed check: `what` could not
+    be tested (a part of a fault is never skipped)."""
     log = GPSD_LOGS / name
     if shutil.which("gpsfake") is None or not log.exists():
-        r.note("gpsfake or %s missing: %s not tested" % (log, what))
+        r.check(False, "%s: needs gpsfake (make deps) and %s" % (what, log))
         return None
     return log
 

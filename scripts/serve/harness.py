@@ -35,7 +35,7 @@ class Settings:
     """The run's settings: the loctrack binary (and the loctrack-serve it execs), the artifacts
     folder, schemathesis's venv, and where the screenshots go besides the artifacts."""
 
-    def __init__(self, loctrack: str, serve_binary: Optional[str], out: Path, venv: Path,
+    def __init__(self, loctrack: str, serve_binary: str, out: Path, venv: Path,
                  figures: Optional[Path] = None, cycle: float = 0.02):
         self.loctrack, self.serve_binary, self.out, self.venv = loctrack, serve_binary, out, venv
         self.figures = figures
