@@ -25,9 +25,7 @@ from __future__ import annotations
 
 import os
 import shutil
-import struct
 import time
-import zlib
 
 from .broker import MOSQUITTO_PUB, Broker, Subscriber
 from .clients import TIME_RE, TPV_START, rounds_of
@@ -35,6 +33,7 @@ from .findings import lacks_feature, log, warn
 from .flood import WORKLOADS, start_emulator, stderr_tail
 from .measure import median, ratio, run_measured
 from support import processes as procs  # scripts/support
+from support import spool as spool_files
 from .report import fmt, verdict
 
 PUBLISH, BOTH, PIPELINE = "loctrack --publish", "loctrack --publish --output", "loctrack | mosquitto_pub"
@@ -80,34 +79,6 @@ def folder_bytes(path: str) -> int:
     return sum(os.path.getsize(os.path.join(d, f)) for d, _, files in os.walk(path) for f in files)
 
 
-def spool_pending(path: str):
-    """Messages still unacknowledged in a spool folder (docs/spool.md: `head` holds two slots
-    "LTSH" u64 u32-CRC, the larger valid one is the first unacknowledged sequence; each
-    `SEQUENCE.seg` holds records [u32 length][u32 CRC][body] from SEQUENCE on), or None when
-    there is no spool to read."""
-    try:
-        with open(os.path.join(path, "head"), "rb") as f:
-            slots = f.read()
-    except OSError:
-        return None
-    heads = [struct.unpack_from("<Q", slots, at + 4)[0] for at in (0, 16)
-             if slots[at:at + 4] == b"LTSH" and len(slots) >= at + 16
-             and zlib.crc32(slots[at:at + 12]) == struct.unpack_from("<I", slots, at + 12)[0]]
-    head = max(heads, default=0)
-    pending = 0
-    for name in os.listdir(path):
-        if not name.endswith(".seg"):
-            continue
-        with open(os.path.join(path, name), "rb") as f:
-            data = f.read()
-        sequence, at = int(name[:-4]), 0
-        while at + 8 <= len(data):
-            length = struct.unpack_from("<I", data, at)[0]
-            pending += sequence >= head
-            sequence, at = sequence + 1, at + 8 + length
-    return pending
-
-
 def publish_run(opts, variant: str, workload: str, workdir: str):
     """One publisher, a fresh broker and subscriber, one flood. Returns its measurements, or None."""
     epochs = opts.publish_messages
@@ -145,7 +116,7 @@ def publish_run(opts, variant: str, workload: str, workdir: str):
     if m is None:
         warn(f"publish {workload}: {variant} did not finish {epochs} epochs within {opts.flood_timeout:.0f} s")
         return None
-    pending = spool_pending(spool) if variant in SPOOLING else None
+    pending = spool_files.pending(spool) if variant in SPOOLING else None
     problem = arrival_problem(payloads, epochs)
     if not problem and variant == BOTH:
         with open(track, "rb") as f:

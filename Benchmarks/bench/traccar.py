@@ -33,7 +33,9 @@ import time
 from pathlib import Path
 
 from support import processes as procs  # scripts/support
-from support.procfs import proc_cpu, wait_cpu_quiet
+from support import spool as spool_files
+from support.procfs import proc_cpu
+from support.waiting import wait_until
 from support.traccar_standin import StandinProcess
 
 from .clients import rounds_of
@@ -72,13 +74,14 @@ def fill_spool(opts, workdir: str, port: int, count: int):
     with open(err_path, "wb") as err:
         proc = procs.spawn(publish_argv(opts, port, spool, f"127.0.0.1:{gpsd_port}"), stdout=subprocess.DEVNULL,
                            stderr=err, env=state_environment(workdir))
-    try:
-        quiet = wait_cpu_quiet(proc.pid, 60 + count / 500)
+    last_fix = b"timestamp=%d&" % (FLOOD_BASE_MS + (count - 1) * 1000)
+    try:  # filled once the flood's last fix is in the spool
+        filled = wait_until(lambda: spool_files.holds(spool, last_fix), 60 + count / 500, 0.25)
     finally:
         code = procs.terminate(proc, 15)
         procs.terminate(emulator, 2)
-    if not quiet or code != 0:
-        warn(f"traccar: filling the spool: loctrack {'exited %s' % code if quiet else 'never went quiet'}: "
+    if not filled or code != 0:
+        warn(f"traccar: filling the spool: loctrack {'exited %s' % code if filled else 'never spooled the last fix'}: "
              f"{stderr_tail(err_path)}")
         return None
     return spool

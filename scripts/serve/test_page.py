@@ -50,7 +50,6 @@ EXPECTATION = "marker at the last fix (1 m), circle = eph, every fix in the trac
 
 CUT_SECONDS = 10.0
 UNREACHABLE_LIMIT = 2.0
-LEAD_IN_SECONDS = 1.0  # $GPTXT before the drive: time for loctrack and gpspipe to watch before its first fix
 CATCH_UP = 10.0  # seconds after the cut for the page to have what it missed (EventSource's retries)
 
 
@@ -66,8 +65,7 @@ def run(settings: Settings, r: Result) -> None:
     browser = Browser()
     replay = serve = witness = reference = relay = None
     try:
-        replay = Replay(workdir, with_lead_in(DEMO_TRACK, workdir, int(LEAD_IN_SECONDS / settings.cycle)),
-                        cycle=settings.cycle)
+        replay = Replay(workdir, with_lead_in(DEMO_TRACK, workdir, settings.cycle), cycle=settings.cycle)
         serve, witness = start_witnessed(r, replay, workdir, lambda: Serve(
             settings.loctrack, ["--monitor", "page", replay.source], workdir, state_home=state))
         reference = LoctrackProcess(settings.loctrack, ["monitor", "run", "--format", "json", "--name", "reference",

@@ -31,7 +31,7 @@ def run(settings, r) -> None:
     for index, (what, url) in enumerate(BAD_URLS):
         uplink = Uplink(settings, url, workdir / ("spool-%d" % index), source, workdir, "uplink-%d" % index)
         try:
-            code = uplink.process.wait(timeout=5)
+            code = uplink.process.wait(timeout=30)  # a loaded machine may take long to start it
         except subprocess.TimeoutExpired:  # still running: it took the URL
             code = None
         uplink.terminate(2)
