@@ -15,6 +15,8 @@ from typing import Callable, List, Optional, Sequence
 
 from support.scripted_gpsd import FakeGpsd
 from support.processes import release_port, spawn
+from support.procfs import tcp_sockets
+from support.waiting import wait_until
 from support.results import Result  # noqa: F401 (the faults import it from here)
 
 from .reports import parse_fix
@@ -94,7 +96,10 @@ class Unresponsive:
             except (BlockingIOError, OSError):
                 pass
             self.fillers.append(filler)
-        time.sleep(0.2)
+        # Full once a filler's SYN goes unanswered (SYN_SENT, "02").
+        ports = {filler.getsockname()[1] for filler in self.fillers}
+        wait_until(lambda: any(int(row[1].rsplit(":", 1)[1], 16) in ports and row[2].endswith(":%04X" % self.port)
+                               and row[3] == "02" for row in tcp_sockets()), 10, 0.02)
 
     def close(self) -> None:
         for sock in self.fillers + [self.listener]:

@@ -87,6 +87,17 @@ def group_members(pgid: int) -> List[int]:
 
 def established_to(pgid: int, port: int) -> bool:
     """Whether a process of group pgid has an established TCP connection to loopback port."""
+    return any(row[3] == "01" for row in sockets_to(pgid, port))
+
+
+def unread_bytes(row: List[str]) -> int:
+    """What the kernel holds for a socket that its process has not read yet (a tcp_sockets row)."""
+    return int(row[4].split(":")[1], 16)
+
+
+def sockets_to(pgid: int, port: int) -> List[List[str]]:
+    """The tcp_sockets rows of the TCP sockets of process group pgid whose remote end is loopback
+    port, in any state (ESTABLISHED "01", SYN_SENT "02" while a connect() waits, ...)."""
     inodes = set()
     for pid in group_members(pgid):
         try:
@@ -101,12 +112,9 @@ def established_to(pgid: int, port: int) -> bool:
             if link.startswith("socket:["):
                 inodes.add(link[8:-1])
     if not inodes:
-        return False
-    for parts in tcp_sockets():
-        if len(parts) > 9 and parts[3] == "01" and parts[9] in inodes:
-            if int(parts[2].rsplit(":", 1)[1], 16) == port:
-                return True
-    return False
+        return []
+    return [parts for parts in tcp_sockets()
+            if len(parts) > 9 and parts[9] in inodes and int(parts[2].rsplit(":", 1)[1], 16) == port]
 
 
 def listening(port: int) -> bool:
