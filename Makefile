@@ -509,8 +509,8 @@ ha-test: build ha-deps
 #                        `python3 scripts/serve lock` re-resolves the lock (scripts/serve/requirements.in).
 #   make serve-test      release builds of loctrack and loctrack-serve (make serve builds both),
 #                        serve-deps, then the
-#                        tests, each with its own gpsd (gpsfake; the scripted gpsd only for test 6's
-#                        steady 100 fixes a second) and `loctrack serve`, with Debian's /usr/bin/python3
+#                        tests, each with its own gpsd (gpsfake; the scripted gpsd only for the
+#                        steady feeds of tests 6 and 8) and `loctrack serve`, with Debian's /usr/bin/python3
 #                        (python3-selenium): 1 the page in headless Chromium against the demo drive
 #                        (marker, accuracy circle, every fix after a 10 s cut of the event
 #                        connection, satellites, the monitor's regions, "device lost" and "gpsd

@@ -206,7 +206,7 @@ def fault_2(ctx: Context, r: Result) -> None:
         body = [line for line in lines if not line.startswith("#")]
         starts = [index for index, line in enumerate(body) if line.startswith("$GPGGA")]
         cut = starts[35]
-        workdir = Path(tempfile.mkdtemp(prefix="faults-gpsfake-"))
+        workdir = Path(tempfile.mkdtemp(prefix="faults-gpsfake-", dir=str(ctx.out)))
         (workdir / "part1.log").write_text("".join(header + body[:cut]))
         (workdir / "part2.log").write_text("".join(header + body[cut:]))
         port = free_port()

@@ -139,7 +139,7 @@ def fault_9(ctx: Context, r: Result) -> None:
         if log is None:
             return
         port = free_port()
-        workdir = Path(tempfile.mkdtemp(prefix="faults-gpsfake-"))
+        workdir = Path(tempfile.mkdtemp(prefix="faults-gpsfake-", dir=str(ctx.out)))
         reported: List[float] = []  # when gpsd's watcher saw each new epoch (a fix TPV with a new time)
         previous = {"time": None}
 
