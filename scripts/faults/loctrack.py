@@ -166,12 +166,26 @@ class Loctrack:
             return [text for stamp, text in self.err if after <= stamp < before]
 
     def stdout_unread(self) -> int:
-        """The bytes waiting in its stdout pipe, unread (a stalled reader's: at the pipe's capacity,
-        64 KiB by default, loctrack's writes block)."""
+        """The bytes waiting in its stdout pipe, unread."""
         try:
             return struct.unpack("i", fcntl.ioctl(self.process.stdout.fileno(), termios.FIONREAD, b"\0\0\0\0"))[0]
         except (OSError, ValueError):
             return 0
+
+    def blocked_writing(self) -> bool:
+        """Whether one of its threads sleeps in a write to a full pipe (its wchan, in /proc)."""
+        try:
+            tasks = os.listdir("/proc/%d/task" % self.pid)
+        except OSError:
+            return False
+        for task in tasks:
+            try:
+                with open("/proc/%d/task/%s/wchan" % (self.pid, task)) as handle:
+                    if handle.read().endswith("pipe_write"):  # pipe_write, anon_pipe_write (newer kernels)
+                        return True
+            except OSError:
+                continue
+        return False
 
     def has_read_all_from(self, port: int) -> bool:
         """Whether it is connected to loopback port and the kernel holds nothing it has not read."""

@@ -141,9 +141,9 @@ def fault_10(ctx: Context, r: Result) -> None:
         try:
             lt.wait_lines(1, 30)
             lt.stall()
-            # The pipe is full (64 KiB less a line at most), lines queue up in loctrack.
-            r.check(lt.wait_for(lambda: lt.stdout_unread() >= 60_000, 30), "stdout stalled: the pipe filled up",
-                    "%d bytes unread" % lt.stdout_unread())
+            # The pipe is full: loctrack's writer sleeps in write(), lines queue up in loctrack.
+            r.check(lt.wait_for(lt.blocked_writing, 30), "stdout stalled: loctrack blocked writing to the full pipe",
+                    "%d bytes unread in the pipe" % lt.stdout_unread())
             lt.send_signal(signal.SIGTERM)
             time.sleep(0.5)
             still = lt.running()
