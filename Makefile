@@ -269,8 +269,9 @@ conformance: build
 #                        traccar (a 10,000-fix backlog drained by `stream --publish http://…` to the
 #                        Traccar stand-in, scripts/support/traccar_standin.py, against curl on one
 #                        keep-alive connection and curl once per position over 1,000; the stand-in's
-#                        own ceiling; `stream --odometer` against `stream`, CPU per fix; loctrack's rows
-#                        left out with a note while its stream --help lacks http:// or --odometer);
+#                        own ceiling; `stream --odometer` against `stream`, CPU per fix; a loctrack whose
+#                        stream --help lacks --publish, http:// or --odometer fails the part, as one
+#                        without loctrack-serve fails the serve parts);
 #                        serve-tiles (`serve --tiles-file` against nginx serving the same tiles as
 #                        files, wrk with 8 connections, a hot list of 400 tiles and a wide one of
 #                        20,000, 10 s a run; wrk and nginx-light installed by bench-deps, about 60 s).
@@ -281,8 +282,8 @@ conformance: build
 #                        positions, 50 curl processes, a few seconds; serve-tiles: 100 and 2,000 tiles,
 #                        2 s a run; table in
 #                        Benchmarks/bin/smoke.md):
-#                        fails only if something does not build, run or print the right fixes.
-#                        Clients whose tools cannot be installed are left out with a note.
+#                        fails if something does not build, run or print the right fixes, and if a
+#                        tool is missing: it installs every tool, so it leaves nothing out.
 # ---------------------------------------------------------------------------
 BENCH_BIN := Benchmarks/bin
 # The flood gpsd emulator, C, the one flood generator: the benchmark and the faults both run it,
@@ -322,7 +323,7 @@ bench-tools:
 		sudo=$$( [ "$$(id -u)" -eq 0 ] || echo sudo ); \
 		$$sudo apt-get install -y $$missing >/dev/null 2>&1 || \
 		{ $$sudo apt-get update >/dev/null 2>&1 && $$sudo apt-get install -y $$missing >/dev/null 2>&1; } || \
-		echo "bench: could not install$$missing; the benchmark leaves out what needs it"; \
+		echo "bench: could not install$$missing; make bench leaves out what needs it, make bench-smoke fails"; \
 	fi
 
 bench: bench-build bench-tools bench-deps browser-deps serve
@@ -488,13 +489,12 @@ print-version:
 #                        replaying demo/track.nmea: 1 the harness itself (hand-made discovery
 #                        messages), 2 stream --ha-discovery --odometer, 3 loctrack SIGKILLed and restarted,
 #                        4 Home Assistant restarted, 5 monitor run --ha-discovery, 6 the OwnTracks
-#                        route, 7 bad --ha-* input (exit 64). 2-7 are skipped with a message when
-#                        the binary's stream --help does not mention --ha-discovery. About 4 minutes
-#                        on 2 cores for all seven (10 s for 1, 3 and 7, 45-60 s for the others: the replay),
-#                        10 s while 2-7 are skipped.
+#                        route, 7 bad --ha-* input (exit 64). No test is skipped: a binary without
+#                        --ha-discovery fails 2-7. About 4 minutes
+#                        on 2 cores for all seven (10 s for 1, 3 and 7, 45-60 s for the others: the replay).
 #                        Artifacts: out/ha/.
 #                        Variables: HA_LOCTRACK=another binary (default $(BIN)),
-#                        HA_FLAGS='--only 1,6 --force' (python3 scripts/ha --help).
+#                        HA_FLAGS='--only 1,6' (python3 scripts/ha --help).
 # ---------------------------------------------------------------------------
 HA_LOCTRACK ?= $(BIN)
 HA_FLAGS ?=
@@ -520,8 +520,8 @@ ha-test: build ha-deps
 #                        `python3 scripts/serve lock` re-resolves the lock (scripts/serve/requirements.in).
 #   make serve-test      release builds of loctrack and loctrack-serve (make serve builds both),
 #                        serve-deps, then the
-#                        tests, each with its own gpsd (gpsfake; the scripted gpsd only for test 6's
-#                        steady 100 fixes a second) and `loctrack serve`, with Debian's /usr/bin/python3
+#                        tests, each with its own gpsd (gpsfake; the scripted gpsd only for the
+#                        steady feeds of tests 6 and 8) and `loctrack serve`, with Debian's /usr/bin/python3
 #                        (python3-selenium): 1 the page in headless Chromium against the demo drive
 #                        (marker, accuracy circle, every fix after a 10 s cut of the event
 #                        connection, satellites, the monitor's regions, "device lost" and "gpsd
@@ -536,8 +536,9 @@ ha-test: build ha-deps
 #                        /api/config's layers, mbutil's layout, WAL, 10 refused chart files (exit 66,
 #                        65), 11 a 400 MB chart with VmRSS under 60 MB above the start, 12 the page
 #                        with a chart and an overlay in Chromium. About 130 s on 2 cores (builds
-#                        aside). Every test is skipped with a message while loctrack-serve is not
-#                        built (7 also while web/openapi.json is missing). Artifacts: out/serve/.
+#                        aside). No test is skipped: without loctrack-serve the suite stops at once
+#                        (one message, exit 2); 7 fails without web/openapi.json or schemathesis's
+#                        venv. Artifacts: out/serve/.
 #                        Variables: SERVE_LOCTRACK=another loctrack (default $(BIN); loctrack-serve
 #                        next to it), SERVE_FLAGS='--only 1,5 --cycle 0.05' (python3 scripts/serve
 #                        --help), SERVE_PYTHON (default /usr/bin/python3: Debian's selenium is for it).

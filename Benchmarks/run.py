@@ -9,7 +9,8 @@ standard library only; Linux only (/proc, pidfd). The parts live in Benchmarks/b
 Clients (bench/clients.py): loctrack (`stream --format json`, `once`), the C libgps client
 (Benchmarks/c-client/gpsclient.c), its Swift port (Benchmarks/swift-client/), `gpspipe -w`,
 the pipeline `gpspipe -w | jq -c .`, and gpsd's Python module (Benchmarks/python-client/gps_client.py, Debian's python3-gps). A
-client whose tool is not installed is left out with a note.
+client whose tool is not installed is left out with a note; in a smoke run (`make bench-smoke`, which
+installs every tool) that is a failure.
 
 Workloads:
   flood-tpv  N TPV reports as fast as the client reads (scripts/support/flood_gpsd.c -t):
@@ -43,7 +44,7 @@ Workloads:
              fleet/devNN of one mosquitto: messages/s, broker CPU, CPU and memory per process;
              every fix of every device must arrive, in order (bench/fleet.py).
              Both need mosquitto and mosquitto-clients (`make bench` installs them); without them they are
-             left out with a note.
+             left out with a note (a smoke run fails). A loctrack without `stream --publish` fails both.
   serve-sse  100 event streams on `loctrack serve` at 10 Hz: CPU per delivered event, latency from
              the emulator's write to a stream's receipt (p50, p99), memory; then 90 reading and 10
              stalled streams at 100 Hz with big SKYs: memory stays bounded, the 10 are cut off
@@ -52,8 +53,8 @@ Workloads:
              by `loctrack stream --publish http://…`, by curl given the same requests on one keep-alive
              connection, and by curl started once per position in a shell loop (1,000): positions per
              second, CPU per position, and how busy the stand-in was (its ceiling); and `stream` with
-             --odometer against without on both floods, CPU per fix (bench/traccar.py). loctrack's
-             rows are left out with a note while its stream --help lacks http:// (the odometer's, --odometer).
+             --odometer against without on both floods, CPU per fix (bench/traccar.py). A loctrack whose
+             stream --help lacks http:// or --odometer fails the part (curl's rows are still measured).
   serve-day  86,400 fixes (a day at 1 Hz) kept by `loctrack serve`, the page loaded in headless
              Chromium: its loadMs (target 1 s) and JavaScript heap (target 100 MB).
   serve-tiles  tiles from an MBTiles file by `loctrack serve --tiles-file` against nginx (nginx-light)
@@ -61,14 +62,15 @@ Workloads:
              run: tiles per second and p99 (targets: at least half of nginx's rate, p99 ≤ 20 ms) on
              a hot list (400 tiles, within loctrack's cache) and a wide one (20,000), VmRSS after each
              run, and the live feed's latency meanwhile (bench/tiles.py).
-             The three need loctrack-serve next to loctrack (`make serve`), serve-day also chromium,
-             chromium-driver and python3-selenium, serve-tiles wrk and nginx-light (`make bench` installs
-             them); without them they are left out with a note.
+             The three need loctrack-serve next to loctrack (`make serve`; without it they fail), serve-day
+             also chromium, chromium-driver and python3-selenium, serve-tiles wrk and nginx-light (`make
+             bench` installs them; without them they are left out with a note, and a smoke run fails).
 
 Usage: run.py [--smoke] [--rounds N] [--only flood,steady,once,once-warm,once-cold,long,monitor,record,publish,fleet,serve,serve-tiles] ...
        (run.py --help lists every option)
 Exit status: 0 when every run completed and every correctness check passed (missed targets
-and timing-dependent oddities on a loaded machine are reported, not failed), 1 otherwise.
+and timing-dependent oddities on a loaded machine are reported, not failed), 1 otherwise: also
+when a part's feature is missing from loctrack, and, in a smoke run, when a tool is.
 """
 
 from __future__ import annotations
@@ -86,7 +88,8 @@ sys.path.insert(1, os.path.join(ROOT, "scripts"))  # the helpers the test script
 from bench import broker  # noqa: E402 (after the path)
 from support import processes  # noqa: E402
 from bench.clients import make_clients  # noqa: E402
-from bench.findings import log, note, problems  # noqa: E402
+from bench import findings  # noqa: E402
+from bench.findings import left_out, log, problems, warn  # noqa: E402
 from bench.fleet import FLEET_CHECKS, fleet_section, run_fleet  # noqa: E402
 from bench.flood import run_floods, run_long  # noqa: E402
 from bench.monitor import MONITOR_CHECKS, monitor_section, run_monitor  # noqa: E402
@@ -210,16 +213,19 @@ def main() -> int:
         for what in missing:
             log(f"run.py: missing {what}")
         return 1
+    findings.smoke = opts.smoke
     mqtt_missing = broker.missing()
     for part in ("publish", "fleet"):
         if part in opts.only and mqtt_missing:
-            note(f"{part}: left out, missing {'; '.join(mqtt_missing)} (`make bench` installs them)")
+            left_out(f"{part}: left out, missing {'; '.join(mqtt_missing)} (`make bench` installs them)")
             opts.only.discard(part)
     serve_missing = serve.missing(opts.loctrack)
     for part in ("serve-sse", "serve-day", "serve-tiles"):
-        absent = serve_missing + (tiles.missing() if part == "serve-tiles" else [])
-        if part in opts.only and absent:
-            note(f"{part}: left out, missing {'; '.join(absent)}")
+        if part in opts.only and serve_missing:  # built by `make bench`: its absence is a failure
+            warn(f"{part}: cannot run, missing {'; '.join(serve_missing)}")
+            opts.only.discard(part)
+        elif part == "serve-tiles" and part in opts.only and tiles.missing():
+            left_out(f"{part}: left out, missing {'; '.join(tiles.missing())} (`make bench` installs them)")
             opts.only.discard(part)
     processes.cleanup_on_signals()
     opts.revision = git_revision()

@@ -20,7 +20,7 @@ import shutil
 import subprocess
 from dataclasses import dataclass, field
 
-from .findings import log, note
+from .findings import left_out, log
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PYTHON_CLIENT = os.path.join(HERE, "python-client", "gps_client.py")
@@ -93,14 +93,14 @@ def make_clients(opts) -> dict:
     if shutil.which("jq"):
         clients[JQ] = Client(JQ, [["gpspipe", "-w", "{source}"], ["jq", "-c", "."]], exit_code=None)
     else:
-        note("jq is not installed: the `gpspipe -w | jq -c .` client is left out")
+        left_out("jq is not installed: the `gpspipe -w | jq -c .` client is left out")
     python = opts.python or python_with_gps()
     if python:
         clients[PYTHON] = Client(PYTHON, [[python, PYTHON_CLIENT, "{source}"]], [python, PYTHON_CLIENT, "--once",
                                                                                  "{source}"],
                                  json_lines=False, exit_code=0)
     else:
-        note("python3-gps is not installed: the Python gps client is left out")
+        left_out("python3-gps is not installed: the Python gps client is left out")
     return clients
 
 

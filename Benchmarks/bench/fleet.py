@@ -20,11 +20,12 @@ import threading
 import time
 
 from .broker import Broker, Subscriber
-from .findings import log, note, warn
+from .findings import lacks_feature, log, warn
 from .flood import start_emulator, stderr_tail
 from .measure import median, run_measured
 from support import processes as procs  # scripts/support
-from .publish import STREAM_EXIT, arrival_problem, can_publish, folder_bytes, publish_argv, spool_pending
+from support import spool as spool_files
+from .publish import STREAM_EXIT, arrival_problem, folder_bytes, publish_argv
 from .report import fmt
 
 FIRST_LAT = 38.110494  # the emulator's track 0 starts here; track I 0.001 * I further north
@@ -59,8 +60,7 @@ def check_devices(lines, devices: int, epochs: int) -> list[str]:
 
 def run_fleet(opts, workdir: str):
     """The fleet's figures, or None when it could not run."""
-    if not can_publish(opts.loctrack):
-        note(f"fleet: {opts.loctrack} has no `stream --publish` (built before Issue 11): left out")
+    if lacks_feature(opts.loctrack, "--publish", "fleet"):
         return None
     devices, rate = opts.fleet_devices, opts.fleet_rate
     epochs = max(1, round(opts.fleet_seconds * rate))
@@ -160,7 +160,7 @@ def run_device(opts, broker: Broker, index: int, port: int, base: str, timeout: 
     results[index] = {"cpu_pct": cpu / m["wall"] * 100, "cpu_us": cpu / epochs * 1e6,
                       "rss_mb": m["rss_kb"] and m["rss_kb"] / 1024,
                       "private_mb": m["private_kb"] and m["private_kb"] / 1024,
-                      "spool_kb": folder_bytes(spool) / 1024, "pending": spool_pending(spool)}
+                      "spool_kb": folder_bytes(spool) / 1024, "pending": spool_files.pending(spool)}
     if results[index]["pending"]:
         warn(f"fleet {name}: {results[index]['pending']} unacknowledged messages left in its spool")
 

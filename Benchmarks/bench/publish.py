@@ -25,17 +25,15 @@ from __future__ import annotations
 
 import os
 import shutil
-import struct
-import subprocess
 import time
-import zlib
 
 from .broker import MOSQUITTO_PUB, Broker, Subscriber
 from .clients import TIME_RE, TPV_START, rounds_of
-from .findings import log, note, warn
+from .findings import lacks_feature, log, warn
 from .flood import WORKLOADS, start_emulator, stderr_tail
 from .measure import median, ratio, run_measured
 from support import processes as procs  # scripts/support
+from support import spool as spool_files
 from .report import fmt, verdict
 
 PUBLISH, BOTH, PIPELINE = "loctrack --publish", "loctrack --publish --output", "loctrack | mosquitto_pub"
@@ -46,15 +44,6 @@ STREAM_EXIT = 69  # --no-reconnect, gpsd went away (docs/exit-codes.md)
 PUBLISH_CHECKS = ("publish: the subscriber got every message, each a TPV, in the order of their times; each "
                   "publisher exited as a stream does when gpsd goes away")
 ARRIVAL_TIMEOUT = 30  # s the subscriber may still need once the publisher has exited
-
-
-def can_publish(loctrack: str) -> bool:
-    """Whether this loctrack has `stream --publish` (Issue 11)."""
-    try:
-        out = subprocess.run([loctrack, "stream", "--help"], capture_output=True, text=True, timeout=10)
-    except (OSError, subprocess.SubprocessError):
-        return False
-    return "--publish" in out.stdout + out.stderr
 
 
 def publish_argv(opts, url: str, client_id: str, spool: str, source: str) -> list[str]:
@@ -88,34 +77,6 @@ def arrival_problem(payloads, expected: int):
 
 def folder_bytes(path: str) -> int:
     return sum(os.path.getsize(os.path.join(d, f)) for d, _, files in os.walk(path) for f in files)
-
-
-def spool_pending(path: str):
-    """Messages still unacknowledged in a spool folder (docs/spool.md: `head` holds two slots
-    "LTSH" u64 u32-CRC, the larger valid one is the first unacknowledged sequence; each
-    `SEQUENCE.seg` holds records [u32 length][u32 CRC][body] from SEQUENCE on), or None when
-    there is no spool to read."""
-    try:
-        with open(os.path.join(path, "head"), "rb") as f:
-            slots = f.read()
-    except OSError:
-        return None
-    heads = [struct.unpack_from("<Q", slots, at + 4)[0] for at in (0, 16)
-             if slots[at:at + 4] == b"LTSH" and len(slots) >= at + 16
-             and zlib.crc32(slots[at:at + 12]) == struct.unpack_from("<I", slots, at + 12)[0]]
-    head = max(heads, default=0)
-    pending = 0
-    for name in os.listdir(path):
-        if not name.endswith(".seg"):
-            continue
-        with open(os.path.join(path, name), "rb") as f:
-            data = f.read()
-        sequence, at = int(name[:-4]), 0
-        while at + 8 <= len(data):
-            length = struct.unpack_from("<I", data, at)[0]
-            pending += sequence >= head
-            sequence, at = sequence + 1, at + 8 + length
-    return pending
 
 
 def publish_run(opts, variant: str, workload: str, workdir: str):
@@ -155,7 +116,7 @@ def publish_run(opts, variant: str, workload: str, workdir: str):
     if m is None:
         warn(f"publish {workload}: {variant} did not finish {epochs} epochs within {opts.flood_timeout:.0f} s")
         return None
-    pending = spool_pending(spool) if variant in SPOOLING else None
+    pending = spool_files.pending(spool) if variant in SPOOLING else None
     problem = arrival_problem(payloads, epochs)
     if not problem and variant == BOTH:
         with open(track, "rb") as f:
@@ -190,10 +151,10 @@ def describe_publish(m) -> str:
 
 
 def run_publish(opts, workdir: str):
-    """{workload: [{variant: measurements}, one per round]}; only the pipeline when loctrack cannot publish."""
+    """{workload: [{variant: measurements}, one per round]}; only the pipeline (and a problem) when
+    loctrack cannot publish."""
     variants = list(VARIANTS)
-    if not can_publish(opts.loctrack):
-        note(f"publish: {opts.loctrack} has no `stream --publish` (built before Issue 11): the pipeline alone")
+    if lacks_feature(opts.loctrack, "--publish", "publish"):
         variants.remove(PUBLISH)
         variants.remove(BOTH)
     base = os.path.join(workdir, "publish")

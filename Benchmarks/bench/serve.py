@@ -21,8 +21,9 @@ serve-day   A day at 1 Hz: the emulator floods 86,400 TPVs one second apart (`fl
             has selenium): the page's own loadMs (navigation to the track drawn), the time from the
             request to window.loctrack.ready, its JavaScript heap (CDP Runtime.getHeapUsage), the
             points it drew. Targets (issue 20): at most 1 s, heap under 100 MB.
-Both need loctrack-serve next to the loctrack measured (`make serve`); without it, they are left
-out with a note. serve-day also needs chromium, chromium-driver and python3-selenium.
+Both need loctrack-serve next to the loctrack measured (`make serve`); without it, they fail.
+serve-day also needs chromium, chromium-driver and python3-selenium (left out with a note without
+them; a smoke run fails).
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ import sys
 import time
 from pathlib import Path
 
-from .findings import log, note, warn
+from .findings import left_out, log, warn
 from .flood import start_emulator
 from .measure import median, percentile
 from support import processes as procs  # scripts/support
@@ -45,7 +46,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.path.insert(1, os.path.join(ROOT, "scripts"))
 
 from support.serve_process import Serve, serve_binary  # noqa: E402
-from support.sse_clients import Fleet, SseClient, fix_time, gaps, watch_cut_offs  # noqa: E402
+from support.sse_clients import Fleet, SseClient, fix_time, gaps, gpsd_unreachable, watch_cut_offs  # noqa: E402
 
 SERVE_CHECKS = ("serve: every reading stream got the same events, their ids without a gap; the stalled streams "
                 "were cut off; the day's 86,400 fixes all kept")
@@ -89,7 +90,9 @@ def run_serve_sse(opts, workdir: str):
         while emulator.poll() is None and time.monotonic() - start < seconds + 30:
             samples.append(serve.rss_kb() or 0)
             time.sleep(0.25)
-        fleet.wait_quiet()
+        # The run's last event: the status of the emulator's hang-up (gpsd_unreachable).
+        if not fleet.wait_for(gpsd_unreachable, timeout=30):
+            warn("serve-sse: not every stream got the status event of the emulator's hang-up within 30 s")
         cpu1 = serve.cpu()
         fleet.stop()
         stamps = _stamps(stamps_path)
@@ -98,12 +101,13 @@ def run_serve_sse(opts, workdir: str):
         warm = set(sorted(stamps, key=stamps.get)[:10])
         latencies, delivered, sequences = [], 0, set()
         for client in clients:
-            delivered += len(client.events)
-            numbers = client.numbers()
+            events = client.through(gpsd_unreachable)
+            delivered += len(events)
+            numbers = client.numbers(gpsd_unreachable)
             if gaps(numbers):
                 warn(f"serve-sse: a stream's ids have gaps: {gaps(numbers)[:3]}")
             sequences.add((numbers[0] if numbers else None, numbers[-1] if numbers else None))
-            for event in client.events:
+            for event in events:
                 if event.name == "fix" and event.data in stamps and event.data not in warm:
                     latencies.append((event.at_ns - stamps[event.data]) / 1e6)
         if len(sequences) != 1:
@@ -143,14 +147,15 @@ def run_stalled(opts, base: str):
         cut, last_cut_rss = watch_cut_offs(fleet.stalled(), serve.rss_kb, samples, cap=opts.serve_stall_cap, grace=2,
                                            feeding=lambda: emulator.poll() is None)
         procs.terminate(emulator, 2)
-        fleet.wait_quiet()
+        if not fleet.wait_for(gpsd_unreachable, timeout=30):
+            warn("serve-sse: not every reading stream got the status event of the emulator's hang-up within 30 s")
         samples.append(serve.rss_kb() or 0)
         fleet.stop()
         if len(cut) < stalled:
             warn(f"serve-sse: only {len(cut)} of {stalled} stalled streams were cut off within {opts.serve_stall_cap:g} s")
         sequences = {}
         for c in fleet.reading():
-            numbers = c.numbers()
+            numbers = c.numbers(gpsd_unreachable)
             key = (numbers[0] if numbers else None, numbers[-1] if numbers else None, len(numbers), c.eof)
             sequences[key] = sequences.get(key, 0) + 1
         gapped = [(c.local_port, gaps(c.numbers())[:3]) for c in fleet.reading() if gaps(c.numbers())]
@@ -194,7 +199,7 @@ def run_serve_day(opts, workdir: str):
     os.makedirs(base, exist_ok=True)
     python = page_python()
     if python is None or not shutil.which("chromedriver") and not os.path.exists("/usr/bin/chromedriver"):
-        note("serve-day: left out, no chromium-driver or python3-selenium (`make bench` installs them)")
+        left_out("serve-day: left out, no chromium-driver or python3-selenium (`make bench` installs them)")
         return None
     fixes = opts.serve_day_fixes
     log(f"== serve-day: {fixes:,} fixes at 1 Hz into loctrack serve, then the page in headless Chromium")

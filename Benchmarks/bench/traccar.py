@@ -20,7 +20,7 @@ all positions stored, in order, on one connection (curl per position: one each).
 
 Odometer: `loctrack stream --format json` against the same with `--odometer`, on flood-tpv and
 flood-sky (the floods part's N epochs): CPU per fix, medians over the rounds; target ≤ 1.05 ×.
-Left out with a note while `stream --help` does not mention --odometer.
+A loctrack whose `stream --help` does not mention --odometer (or http://, for the drain) fails the part.
 """
 
 from __future__ import annotations
@@ -33,11 +33,13 @@ import time
 from pathlib import Path
 
 from support import processes as procs  # scripts/support
-from support.procfs import proc_cpu, wait_cpu_quiet
+from support import spool as spool_files
+from support.procfs import proc_cpu
+from support.waiting import wait_until
 from support.traccar_standin import StandinProcess
 
 from .clients import rounds_of
-from .findings import log, note, warn
+from .findings import lacks_feature, left_out, log, warn
 from .flood import WORKLOADS, start_emulator, stderr_tail
 from .measure import median, ratio, run_measured
 from .report import fmt, verdict
@@ -49,14 +51,6 @@ FLOOD_BASE_MS = 1_735_689_600_000  # flood_gpsd's epoch 0
 ODOMETER_OFF, ODOMETER_ON = "stream", "stream --odometer"
 TRACCAR_CHECKS = ("traccar: every position stored at the stand-in, in order, on one connection (curl per position: "
                   "one each); where measured, `stream --odometer` printed every fix")
-
-
-def help_mentions(loctrack: str, text: str) -> bool:
-    try:
-        out = subprocess.run([loctrack, "stream", "--help"], capture_output=True, text=True, timeout=10)
-    except (OSError, subprocess.SubprocessError):
-        return False
-    return text in out.stdout + out.stderr
 
 
 def synthetic_targets(count: int) -> list[str]:
@@ -80,13 +74,14 @@ def fill_spool(opts, workdir: str, port: int, count: int):
     with open(err_path, "wb") as err:
         proc = procs.spawn(publish_argv(opts, port, spool, f"127.0.0.1:{gpsd_port}"), stdout=subprocess.DEVNULL,
                            stderr=err, env=state_environment(workdir))
-    try:
-        quiet = wait_cpu_quiet(proc.pid, 60 + count / 500)
+    last_fix = b"timestamp=%d&" % (FLOOD_BASE_MS + (count - 1) * 1000)
+    try:  # filled once the flood's last fix is in the spool
+        filled = wait_until(lambda: spool_files.holds(spool, last_fix), 60 + count / 500, 0.25)
     finally:
         code = procs.terminate(proc, 15)
         procs.terminate(emulator, 2)
-    if not quiet or code != 0:
-        warn(f"traccar: filling the spool: loctrack {'exited %s' % code if quiet else 'never went quiet'}: "
+    if not filled or code != 0:
+        warn(f"traccar: filling the spool: loctrack {'exited %s' % code if filled else 'never spooled the last fix'}: "
              f"{stderr_tail(err_path)}")
         return None
     return spool
@@ -207,16 +202,13 @@ def run_traccar(opts, workdir: str):
     variants = list(VARIANTS)
     port = procs.free_port()
     spool = None
-    if help_mentions(opts.loctrack, "http://"):
+    if not lacks_feature(opts.loctrack, "http://", "traccar"):  # without it: curl alone, generated requests
         log(f"== traccar: filling a spool with {opts.traccar_fixes:,} fixes while the server is down")
         spool = fill_spool(opts, base, port, opts.traccar_fixes)
-    else:
-        note(f"traccar: {opts.loctrack} stream --help does not mention http://: no Traccar uplink yet, curl alone "
-             "(generated requests)")
     if spool is None:
         variants.remove(LOCTRACK)
     if not shutil.which("curl"):
-        note("traccar: no curl (`make bench` installs it): the curl rows are left out")
+        left_out("traccar: no curl (`make bench` installs it): the curl rows are left out")
         variants = [v for v in variants if v not in (KEEP_ALIVE, PER_POSITION)]
     targets = synthetic_targets(opts.traccar_fixes)
     if spool is not None:  # loctrack's own requests, as the stand-in recorded them, for curl too
@@ -233,14 +225,12 @@ def run_traccar(opts, workdir: str):
         for m in rounds.values():
             if m:
                 m.pop("targets", None)
-    if help_mentions(opts.loctrack, "--odometer"):
+    if not lacks_feature(opts.loctrack, "--odometer", "traccar odometer"):
         for workload in WORKLOADS:
             log(f"== traccar odometer, {workload}: {opts.flood_epochs:,} epochs, {opts.rounds} rounds")
             results["odometer"][workload] = rounds_of(
                 opts, (ODOMETER_OFF, ODOMETER_ON), lambda v: odometer_run(opts, v, workload, base),
                 lambda m: f"cpu/fix {m['cpu_us']:6.2f} us  wall {m['wall']:6.3f} s")
-    else:
-        note(f"traccar: {opts.loctrack} stream --help does not mention --odometer: the odometer's cost is left out")
     shutil.rmtree(base, ignore_errors=True)
     return results
 

@@ -74,13 +74,16 @@ def fault_8(ctx: Context, r: Result) -> None:
         with Server(preamble(), poll_tpv=stale, linger=-1) as server:
             lt = Loctrack(ctx, ["once", "--max-age", max_age, "--timeout", "2", "127.0.0.1:%d" % server.port],
                           "8-once-" + label.replace(" ", "-"))
-            code = lt.wait_exit(8)
+            code = lt.wait_exit(20)
             lt.stop()
-            elapsed = (lt.exited_at or now()) - lt.started
+            # Timed from its connection to gpsd, not from the spawn: how long a loaded machine takes
+            # to start a process is not the promise.
+            connected = server.clients[0].connected_at if server.clients else lt.started
+            elapsed = (lt.exited_at or now()) - connected
             r.check(code == expect_code and elapsed <= limit,
                     "once --max-age %s, gpsd's fix %gs old: %s" % (
                         max_age, age, "exit 0 with it at once" if expect_code == 0 else "never printed; exit 75 at --timeout"),
-                    "exit %s after %s, stdout %s" % (code, ms(elapsed), short([text for _, text in lt.out], 1)))
+                    "exit %s %s after it connected, stdout %s" % (code, ms(elapsed), short([text for _, text in lt.out], 1)))
             figures[label] = "%s: exit %s in %s" % (label, code, ms(elapsed))
 
     parallel(stream_silence_and_device_loss,

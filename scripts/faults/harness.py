@@ -15,6 +15,8 @@ from typing import Callable, List, Optional, Sequence
 
 from support.scripted_gpsd import FakeGpsd
 from support.processes import release_port, spawn
+from support.procfs import tcp_sockets
+from support.waiting import wait_until
 from support.results import Result  # noqa: F401 (the faults import it from here)
 
 from .reports import parse_fix
@@ -94,7 +96,10 @@ class Unresponsive:
             except (BlockingIOError, OSError):
                 pass
             self.fillers.append(filler)
-        time.sleep(0.2)
+        # Full once a filler's SYN goes unanswered (SYN_SENT, "02").
+        ports = {filler.getsockname()[1] for filler in self.fillers}
+        wait_until(lambda: any(int(row[1].rsplit(":", 1)[1], 16) in ports and row[2].endswith(":%04X" % self.port)
+                               and row[3] == "02" for row in tcp_sockets()), 10, 0.02)
 
     def close(self) -> None:
         for sock in self.fillers + [self.listener]:
@@ -155,10 +160,11 @@ def short(texts: List[str], limit: int = 3) -> str:
 # -- gpsfake: a real gpsd fed from a recorded log -----------------------------------------------------
 
 def gpsfake_log(r: Result, name: str, what: str) -> Optional[Path]:
-    """GPSD_LOGS/name when it and gpsfake are there; else None, and a note that `what` was not tested."""
+    """GPSD_LOGS/name when it and gpsfake are there; else None, and a failed check: `what` could not
+    be tested (a part of a fault is never skipped)."""
     log = GPSD_LOGS / name
     if shutil.which("gpsfake") is None or not log.exists():
-        r.note("gpsfake or %s missing: %s not tested" % (log, what))
+        r.check(False, "%s: needs gpsfake (make deps) and %s" % (what, log))
         return None
     return log
 

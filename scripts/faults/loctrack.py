@@ -3,15 +3,18 @@ figures, signals, and a reader of stdout that can stop reading."""
 
 from __future__ import annotations
 
+import fcntl
 import os
 import signal
+import struct
 import subprocess
 import threading
+import termios
 import time
 from typing import Callable, List, Optional, Sequence, Tuple
 
 from support.processes import kill_group, spawn
-from support.procfs import proc_cpu, proc_status_kb
+from support.procfs import proc_cpu, proc_status_kb, sockets_to, unread_bytes
 
 from .harness import Context, now
 from .reports import parse_fix
@@ -161,6 +164,33 @@ class Loctrack:
     def stderr_lines(self, after: float = 0.0, before: float = float("inf")) -> List[str]:
         with self.cond:
             return [text for stamp, text in self.err if after <= stamp < before]
+
+    def stdout_unread(self) -> int:
+        """The bytes waiting in its stdout pipe, unread."""
+        try:
+            return struct.unpack("i", fcntl.ioctl(self.process.stdout.fileno(), termios.FIONREAD, b"\0\0\0\0"))[0]
+        except (OSError, ValueError):
+            return 0
+
+    def blocked_writing(self) -> bool:
+        """Whether one of its threads sleeps in a write to a full pipe (its wchan, in /proc)."""
+        try:
+            tasks = os.listdir("/proc/%d/task" % self.pid)
+        except OSError:
+            return False
+        for task in tasks:
+            try:
+                with open("/proc/%d/task/%s/wchan" % (self.pid, task)) as handle:
+                    if handle.read().endswith("pipe_write"):  # pipe_write, anon_pipe_write (newer kernels)
+                        return True
+            except OSError:
+                continue
+        return False
+
+    def has_read_all_from(self, port: int) -> bool:
+        """Whether it is connected to loopback port and the kernel holds nothing it has not read."""
+        rows = sockets_to(self.pid, port)
+        return bool(rows) and all(unread_bytes(row) == 0 for row in rows)
 
     def cpu(self) -> Optional[float]:
         return proc_cpu(self.pid)

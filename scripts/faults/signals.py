@@ -8,6 +8,7 @@ import time
 from typing import Callable, List, Optional, Tuple
 
 from support.processes import free_port, kill_group
+from support.procfs import sockets_to
 
 from .flood import start_flood
 from .harness import Context, Result, Server, Unresponsive, load_average, ms, parallel
@@ -62,8 +63,10 @@ def fault_10(ctx: Context, r: Result) -> None:
             # Two TPVs per epoch: loctrack holds the newest epoch (it may still grow) when the signal comes.
             server = Server(preamble() + learning_epochs(0, 9), line_delay=0.03, linger=-1)
             lt = Loctrack(ctx, ["stream", "127.0.0.1:%d" % server.port], "10-streaming-%s" % signal.Signals(number).name)
-            lt.wait_for(lambda: bool(server.clients) and server.clients[0].lines_sent >= len(server.fake.lines), 10)
-            time.sleep(0.25)  # all sent and read; epoch 9 is still held (the quiet flush is at 1.5 s)
+            # All sent and read (nothing left in loctrack's socket); epoch 9 is then still held (the
+            # quiet flush is at 1.5 s; the verdict does not depend on it, the note says whether it was).
+            lt.wait_for(lambda: bool(server.clients) and server.clients[0].lines_sent >= len(server.fake.lines)
+                        and lt.has_read_all_from(server.port), 30)
             holder["server"] = server
             holder["held_before"] = epoch_time(9) not in "".join(text for _, text in lt.out)
             return lt, server.stop
@@ -85,7 +88,7 @@ def fault_10(ctx: Context, r: Result) -> None:
         def make():
             port = free_port()
             lt = Loctrack(ctx, ["stream", "127.0.0.1:%d" % port], "10-waiting-%s" % signal.Signals(number).name)
-            lt.wait_stderr("waiting for gpsd", 5)
+            lt.wait_stderr("waiting for gpsd", 30)
             time.sleep(0.6)  # in the middle of a backoff sleep
             return lt, lambda: None
         best = timed_signal(r, "waiting for gpsd, %s" % signal.Signals(number).name, make, number, 0)
@@ -98,10 +101,10 @@ def fault_10(ctx: Context, r: Result) -> None:
             port = free_port()
             server = Server(preamble() + learning_epochs(0, 4), port=port, line_delay=0.03, linger=-1)
             lt = Loctrack(ctx, ["stream", "127.0.0.1:%d" % port], "10-gpsd-dead-%s" % signal.Signals(number).name)
-            lt.wait_for(lambda: bool(server.clients) and server.clients[0].lines_sent >= len(server.fake.lines), 10)
-            time.sleep(0.2)
+            lt.wait_for(lambda: bool(server.clients) and server.clients[0].lines_sent >= len(server.fake.lines)
+                        and lt.has_read_all_from(port), 30)
             server.stop()
-            lt.wait_stderr("waiting for gpsd", 5)
+            lt.wait_stderr("waiting for gpsd", 30)
             time.sleep(0.7)
             holder["lt"] = lt
             return lt, lambda: None
@@ -122,7 +125,8 @@ def fault_10(ctx: Context, r: Result) -> None:
             peer = Unresponsive()
             holder["peer"] = peer
             lt = Loctrack(ctx, ["stream", "127.0.0.1:%d" % peer.port], "10-connecting-%s" % signal.Signals(number).name)
-            time.sleep(1.0)  # blocked in connect() (gps_open)
+            # Blocked in connect() (gps_open): its SYN unanswered.
+            lt.wait_for(lambda: any(row[3] == "02" for row in sockets_to(lt.pid, peer.port)), 30)
             return lt, peer.close
         best = timed_signal(r, "connecting to an unresponsive gpsd host, %s" % signal.Signals(number).name, make,
                             number, 0, attempts=1, exit_wait=3.0)
@@ -135,9 +139,11 @@ def fault_10(ctx: Context, r: Result) -> None:
         flood, port = start_flood(ctx, 20_000, 2000, 1, linger=60)
         lt = Loctrack(ctx, ["stream", "127.0.0.1:%d" % port], "10-stalled-stdout", store=False)
         try:
-            lt.wait_lines(1, 5)
+            lt.wait_lines(1, 30)
             lt.stall()
-            time.sleep(1.0)  # the pipe is full, lines queue up in loctrack
+            # The pipe is full: loctrack's writer sleeps in write(), lines queue up in loctrack.
+            r.check(lt.wait_for(lt.blocked_writing, 30), "stdout stalled: loctrack blocked writing to the full pipe",
+                    "%d bytes unread in the pipe" % lt.stdout_unread())
             lt.send_signal(signal.SIGTERM)
             time.sleep(0.5)
             still = lt.running()
@@ -158,8 +164,7 @@ def fault_10(ctx: Context, r: Result) -> None:
             server = Server(preamble(), linger=-1)  # gpsd up, no fix
             lt = Loctrack(ctx, ["once", "--timeout", "10", "127.0.0.1:%d" % server.port],
                           "10-once-%s" % signal.Signals(number).name)
-            lt.wait_for(lambda: bool(server.clients) and server.clients[0].watched, 5)
-            time.sleep(0.2)
+            lt.wait_for(lambda: bool(server.clients) and server.clients[0].watched, 30)
             return lt, server.stop
         best = timed_signal(r, "once waiting for a fix, %s" % signal.Signals(number).name, make, number, code)
         results.append("once %s %s" % (signal.Signals(number).name, ms(best)))

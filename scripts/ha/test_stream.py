@@ -114,9 +114,14 @@ def run(settings: Settings, r: Result) -> None:
 def check_result(settings: Settings, world: World, r: Result, node: contract.Node, ids: Dict[str, str],
                  fixes: List[Dict], fix: Dict, wire: Subscriber, tracker_ha: Loctrack) -> None:
     tracker = ids.get(node.unique_id("location"), "")
-    state = world.wait_state(tracker, lambda s: close_to(s["attributes"].get("latitude"), fix["lat"], 1e-6), 15)
+    state = world.wait_state(tracker, lambda s: close_to(s["attributes"].get("latitude"), fix["lat"], 1e-6), 30)
     check_tracker(r, state or world.state(tracker), fix, "after the drive")
     r.check(bool(state) and state["state"] == "not_home", "tracker state not_home", state and state["state"])
+    # gpsd gone is loctrack's last state message, sent with what the interval held back: the
+    # sensors are read after it.
+    gpsd_entity = ids.get(node.unique_id("gpsd"), "")
+    r.check(bool(world.wait_state(gpsd_entity, lambda s: s["state"] == "off", 30)),
+            "binary sensor gpsd off once gpsd is gone (the end of the replay)", (world.state(gpsd_entity) or {}).get("state"))
 
     last = fixes[-1]
     sensors = {key: (world.state(ids.get(node.unique_id(key), "")) or {}).get("state") for key in contract.SENSOR_KEYS}
@@ -144,10 +149,6 @@ def check_result(settings: Settings, world: World, r: Result, node: contract.Nod
     on_device = sorted(entry["unique_id"] for entry in world.ws.entities() if entry.get("device_id") == device.get("id"))
     r.check(on_device == sorted(node.configs(odometer=True)), "the device holds exactly the contract's entities",
             on_device)
-
-    gpsd_entity = ids.get(node.unique_id("gpsd"), "")
-    r.check(bool(world.wait_state(gpsd_entity, lambda s: s["state"] == "off", 20)),
-            "binary sensor gpsd off once gpsd is gone (the end of the replay)", (world.state(gpsd_entity) or {}).get("state"))
 
     messages = wire.snapshot()
     r.check(not [m for m in messages if m.topic == node.base], "no per-fix lines on %s itself" % node.base,

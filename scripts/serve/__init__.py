@@ -34,9 +34,9 @@ not SQLite, no tiles table, vector pbf, no tile) with one line and nothing liste
 chart: 3,000 tiles from all over it while VmRSS stays under 60 MB above the start, 12 the page
 with a base chart and an overlay under the live fix (both drawn, the right colours on screen,
 over-zoomed past their maxzoom, the layer switch and the attribution as text, no request
-elsewhere; docs/figures/serve-chart.png). Every test is skipped, with a message, while
-loctrack-serve is not built; 7 also while web/openapi.json does not exist. About 100 s for 1-8 and
-25 s for 9-12 on 2 cores.
+elsewhere; docs/figures/serve-chart.png). No test is ever skipped: without loctrack-serve the
+suite stops at once with one message and exit 2; 7 fails without web/openapi.json or
+schemathesis's venv. About 100 s for 1-8 and 25 s for 9-12 on 2 cores.
 
 Modules: harness (settings, recordings, the token file, regions, a reference loctrack), browser (Chromium),
 feed (the scripted gpsd of tests 6 and 8), venv (schemathesis), charts (the charts of 9 and 12,

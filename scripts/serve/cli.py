@@ -1,5 +1,5 @@
-"""The command line: `test` (the default: the tests one after another, PASS/FAIL/SKIP as each ends, a
-summary; exit 1 if any failed), `deps` (the venv only), `lock` (re-resolve requirements.txt),
+"""The command line: `test` (the default: the tests one after another, PASS or FAIL as each ends, a
+summary; exit 1 if any failed; exit 2 at once when loctrack or loctrack-serve is not built), `deps` (the venv only), `lock` (re-resolve requirements.txt),
 `screenshot` (tests 1 and 12, their screenshots also into docs/figures), `load URL` (one page load measured,
 as JSON on stdout: the benchmark runs it with Debian's Python, which has selenium)."""
 
@@ -17,7 +17,6 @@ from typing import List
 from support import suite
 from support.results import Result
 from support.serve_process import serve_binary
-from support.suite import Skip
 
 from . import (browser, test_access, test_big_chart, test_chart_files, test_chart_page, test_crowd, test_load,
                test_openapi, test_page, test_requests, test_rtk, test_startup, test_tiles, venv)
@@ -42,9 +41,6 @@ TESTS = [
 
 def run_test(settings: Settings, ident: str, module, needs_browser: bool) -> Result:
     def can_run() -> None:
-        if settings.serve_binary is None:
-            raise Skip("loctrack-serve is not built: no %s next to %s, no $LOCTRACK_SERVE (make serve builds it)"
-                       % ("loctrack-serve", settings.loctrack))
         if needs_browser:
             absent = browser.missing()
             if absent:
@@ -95,15 +91,20 @@ def main(argv: List[str] = None) -> int:
     if not os.access(loctrack, os.X_OK):
         print("serve: %s is not an executable; run make build (and make serve) first" % loctrack, file=sys.stderr)
         return 2
+    server = serve_binary(loctrack)
+    if server is None:
+        print("serve: loctrack-serve is not built: none next to %s, no $LOCTRACK_SERVE (make serve builds it)"
+              % loctrack, file=sys.stderr)
+        return 2
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    settings = Settings(loctrack, serve_binary(loctrack), out, venv_dir,
+    settings = Settings(loctrack, server, out, venv_dir,
                         Path(args.figures) if args.figures else None, cycle=args.cycle)
     results = suite.run_selected(TESTS, args.only, lambda ident, module, needs_browser: run_test(
         settings, ident, module, needs_browser))
     print()
     print("serve: %s in %.0f s (server %s; artifacts in %s)" % (
-        suite.tally(results), time.monotonic() - started, settings.serve_binary or "not built", out))
+        suite.tally(results), time.monotonic() - started, settings.serve_binary, out))
     if args.command == "screenshot":
         written = [path for path in Path(args.figures).glob("serve*.png") if path.stat().st_mtime >= wall_started]
         print("serve: screenshots written: %s" % (", ".join(str(path) for path in sorted(written)) or "none"))

@@ -35,7 +35,7 @@ class Settings:
     """The run's settings: the loctrack binary (and the loctrack-serve it execs), the artifacts
     folder, schemathesis's venv, and where the screenshots go besides the artifacts."""
 
-    def __init__(self, loctrack: str, serve_binary: Optional[str], out: Path, venv: Path,
+    def __init__(self, loctrack: str, serve_binary: str, out: Path, venv: Path,
                  figures: Optional[Path] = None, cycle: float = 0.02):
         self.loctrack, self.serve_binary, self.out, self.venv = loctrack, serve_binary, out, venv
         self.figures = figures
@@ -125,10 +125,10 @@ def start_witnessed(r, replay, workdir: Path, start: Callable[[], Any]) -> Tuple
     from support.gpsd_replay import Witness
     from support.procfs import established_to
     server = start()
-    wait_until(lambda: established_to(server.pid, replay.port), 10, 0.01)
+    wait_until(lambda: established_to(server.pid, replay.port), 30, 0.01)
     witness = Witness(replay.source, workdir)
-    if not witness.wait_watching(10):
-        raise RuntimeError("gpspipe got no WATCH answer from gpsd within 10 s")
+    if not witness.wait_watching(30):
+        raise RuntimeError("gpspipe got no WATCH answer from gpsd within 30 s")
     response = server.get("/api/track?max=2")
     total = response.json().get("total") if response.status == 200 else None
     r.check(total == 0, "gpspipe watched gpsd before loctrack serve had a fix (both see every report)",

@@ -113,7 +113,7 @@ def check_token(r: Result, serve: Serve, token: str) -> None:
                 response.summary())
     response = serve.get("/?token=" + secrets.token_hex(16), {"Cookie": "loctrack_token=" + token})
     r.check(response.status == 401, "a wrong ?token= with a good cookie: 401", response.summary())
-    events = SseClient(serve.port, timeout=5)
+    events = SseClient(serve.port, timeout=30)
     r.check(events.response.status == 401, "GET /events without the token: 401", events.response.summary())
     events.close()
 
@@ -124,7 +124,7 @@ def check_token(r: Result, serve: Serve, token: str) -> None:
         r.check(a.status == 200 and b.status == 200, "%s: 200 with the token as Bearer and as the cookie" % path,
                 (a.summary(), b.summary()))
     r.check(serve.get("/no-such-path", bearer).status == 404, "an unknown path with the token: 404")
-    stream = SseClient(serve.port, headers=bearer, timeout=5)
+    stream = SseClient(serve.port, headers=bearer, timeout=30)
     r.check(stream.ok, "GET /events with the token: 200 text/event-stream", stream.response.summary())
     stream.close()
 

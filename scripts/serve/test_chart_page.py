@@ -143,14 +143,14 @@ def run(settings: Settings, r: Result) -> None:
         url = serve.url("/")
         seconds = browser.open(url)
         r.note("page ready %.2f s after the request" % seconds)
-        page = browser.wait(lambda p: (count(p["fields"].get("trackPoints")) or 0) >= TRACK_POINTS, 20)
+        page = browser.wait(lambda p: (count(p["fields"].get("trackPoints")) or 0) >= TRACK_POINTS, 60)
         marker = (page or browser.page())["fields"].get("marker")
         r.check(bool(marker) and distance_m(marker[0], marker[1], *charts.ANCHORAGE) < charts.SWING_METRES + 1,
                 "the fix shown on the boat's circle round the anchorage (%.4f, %.4f), %d fixes drawn as a track"
                 % (charts.ANCHORAGE + (TRACK_POINTS,)), (marker, (page or {}).get("fields", {}).get("trackPoints")))
         settled = settle(browser)
         if not r.check(settled is not None, "both layers' tile images loaded (complete, naturalWidth 256, opaque) and "
-                       "unchanged for 0.5 s, within 20 s", summary(browser.evaluate(_TILE_IMAGES))):
+                       "unchanged for 0.5 s (within 60 s)", summary(browser.evaluate(_TILE_IMAGES))):
             return
         check_drawn(r, browser, settled, {1: harbour, 2: seamarks}, "the first view")
         shot = settings.out / SCREENSHOT
@@ -166,7 +166,7 @@ def run(settings: Settings, r: Result) -> None:
         browser.evaluate("document.querySelector('.leaflet-control-zoom-in').click()")
         before = settled
         settled = settle(browser, changed_from=before)
-        if r.check(settled is not None, "after a click on zoom-in: the tiles settle again within 20 s"):
+        if r.check(settled is not None, "after a click on zoom-in: the tiles settle again (within 60 s)"):
             check_drawn(r, browser, settled, {1: harbour, 2: seamarks}, "one zoom in")
         check_requests(r, browser, url)
     finally:
@@ -198,7 +198,7 @@ def summary(found: Optional[Dict]) -> str:
         [i["url"] for i in images[:3]])
 
 
-def settle(browser: Browser, changed_from: Optional[Dict] = None, timeout: float = 20.0) -> Optional[Dict]:
+def settle(browser: Browser, changed_from: Optional[Dict] = None, timeout: float = 60.0) -> Optional[Dict]:
     """The tile images once both layers have some, every one is loaded and drawn opaque (Leaflet's
     fade done), the tile under the fix is there for both, and the set has not changed for 0.5 s
     (and differs from changed_from's, when given); None after timeout."""

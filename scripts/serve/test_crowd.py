@@ -27,7 +27,7 @@ from typing import List, Optional
 from support import http_raw
 from support.results import Result
 from support.serve_process import Serve
-from support.sse_clients import Fleet, SseClient, gaps
+from support.sse_clients import Fleet, SseClient, gaps, gpsd_unreachable
 from support.waiting import wait_until
 
 from .feed import Feed
@@ -102,13 +102,15 @@ def run(settings: Settings, r: Result) -> None:
 
         during = [len(c.events) for c in readers]
         feed.stop()
-        fleet.wait_quiet()
+        # The run's last event: the status of gpsd's hang-up (gpsd_unreachable).
+        hung_up = fleet.wait_for(gpsd_unreachable, timeout=30)
         fleet.stop()
         ended = [client.local_port for client in readers if client.eof]
         gapped = [(client.local_port, gaps(client.numbers())[:3]) for client in readers if gaps(client.numbers())]
-        r.check(not ended and not gapped,
-                "the %d reading streams stayed open and got every event without a gap" % READERS,
-                "ended %s, gaps %s" % (ended, gapped))
+        r.check(hung_up and not ended and not gapped,
+                "the %d reading streams stayed open and got every event without a gap, through the status "
+                "event of gpsd's hang-up" % READERS,
+                "ended %s, gaps %s, all got the hang-up: %s" % (ended, gapped, hung_up))
         r.check(all(now > then for now, then in zip(during, before)),
                 "... and got events during the crowd", "%s before, %s after" % (before, during))
         r.figure = "a normal request answered in %s s (after the half-open ones, after the stalled streams, 1 s " \

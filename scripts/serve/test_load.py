@@ -8,8 +8,9 @@ gpsd cannot do on demand).
 - 100 streams (GET /events) connected before the first fix, the 101st refused with 503 and
   Retry-After: 5; 10 of them stop reading (a 4 KB receive buffer, never read): the server cuts
   each of them off (their connection half-closed by the server) while the 90 others get every
-  event in order (ids RUN-1, RUN-2, ... without a gap, the same sequence for all 90, one fix event
-  per TPV the gpsd sent; how long after gpsd wrote them is noted); what a stalled
+  event in order (ids RUN-1, RUN-2, ... without a gap, the same sequence for all 90 up to the status
+  event of gpsd's hang-up, one fix event per TPV the gpsd sent; how long after gpsd wrote them is
+  noted); what a stalled
   stream got before it was cut off is a gapless prefix of the same sequence; the server's VmRSS
   stays within 100 MB of where it started and grows by at most 16 MB after the last cut.
 """
@@ -24,7 +25,7 @@ from typing import Dict, List, Optional
 from support.gpsd_replay import time_ms
 from support.results import Result
 from support.serve_process import Serve
-from support.sse_clients import Fleet, SseClient, fix_time, gaps, watch_cut_offs
+from support.sse_clients import Fleet, SseClient, fix_time, gaps, gpsd_unreachable, watch_cut_offs
 from support.waiting import wait_until
 
 from .feed import Feed
@@ -189,7 +190,10 @@ def check_streams(r: Result, serve: Serve, feed: Feed) -> None:
         started = time.monotonic()
         cut_at, last_cut_rss = watch_cut_offs(fleet.stalled(), serve.rss_kb, samples, cap=CUT_CAP_SECONDS, grace=3)
         feed.stop()
-        fleet.wait_quiet()  # the last fixes, and the status event of gpsd's hang-up, reach the readers
+        # The run's last event: the status of gpsd's hang-up. The statuses of the server's attempts
+        # to reconnect follow it, and the streams are compared through it (gpsd_unreachable).
+        r.check(fleet.wait_for(gpsd_unreachable, timeout=30),
+                "every reading stream got the status event of gpsd's hang-up (within 30 s)")
         samples.append(serve.rss_kb() or 0)
         fleet.stop()
         seconds = time.monotonic() - started
@@ -213,11 +217,11 @@ def check_readers(r: Result, readers: List[SseClient], feed: Feed, offset_ns: in
     lags: List[float] = []
     fix_ms: Dict[str, int] = {}  # the same times for every reader: parse each once
     for client in readers:
-        numbers = client.numbers()
+        numbers = client.numbers(gpsd_unreachable)
         if gaps(numbers):
             gapped.append((client.local_port, gaps(numbers)[:3]))
         sequences.add((numbers[0] if numbers else None, numbers[-1] if numbers else None, len(numbers)))
-        fixes = [event for event in client.events if event.name == "fix"]
+        fixes = [event for event in client.through(gpsd_unreachable) if event.name == "fix"]
         if len(fixes) != feed.sent:
             short.append((client.local_port, len(fixes)))
         for event in fixes:
@@ -227,7 +231,8 @@ def check_readers(r: Result, readers: List[SseClient], feed: Feed, offset_ns: in
                 lags.append((event.at_ns + offset_ns) / 1e6 - fix_ms[event.data])
     r.check(not gapped, "the %d reading streams: ids without a gap" % len(readers), gapped[:3])
     r.check(len(sequences) == 1 and all(first is not None and last - first + 1 == n for first, last, n in sequences),
-            "the %d reading streams got the same events, first to last" % len(readers), sorted(sequences)[:5])
+            "the %d reading streams got the same events, the first to gpsd's hang-up" % len(readers),
+            sorted(sequences)[:5])
     r.check(not short and feed.sent > 0, "each reading stream got one fix event per TPV gpsd sent (%d)" % feed.sent,
             short[:5])
     lags.sort()
@@ -243,7 +248,7 @@ def check_stalled(r: Result, fleet: Fleet, cut_at: Dict[int, float], seconds: fl
     stalled = fleet.stalled()
     r.check(len(cut_at) == len(stalled), "the %d streams that stopped reading were cut off by the server" % len(stalled),
             "%d of %d within %.0f s" % (len(cut_at), len(stalled), seconds))
-    reference = fleet.reading()[0].numbers() if fleet.reading() else []
+    reference = fleet.reading()[0].numbers(gpsd_unreachable) if fleet.reading() else []
     problems = []
     for client in stalled:
         client.sock.setblocking(True)

@@ -1,5 +1,6 @@
 """Test 7: the server against its own OpenAPI description (web/openapi.json) with schemathesis
-(PyPI, pinned in requirements.txt, run from .build-serve/venv).
+(PyPI, pinned in requirements.txt, run from .build-serve/venv). Without the file or the venv the
+test fails, saying which is missing.
 
 `serve --listen 127.0.0.1:PORT --token-file FILE --monitor openapi` over gpsfake's gpsd (the demo
 drive, so /api/fix, /api/sky, /api/track and /api/regions have something to say). /openapi.json
@@ -21,7 +22,6 @@ from support.gpsd_replay import Replay
 from support.processes import kill_group, spawn
 from support.results import Result
 from support.serve_process import Serve
-from support.suite import Skip
 from support.waiting import wait_until
 
 from . import venv
@@ -37,9 +37,9 @@ SEED = 20261124
 
 def run(settings: Settings, r: Result) -> None:
     if not OPENAPI.exists():
-        raise Skip("%s does not exist yet" % OPENAPI.relative_to(ROOT))
+        raise RuntimeError("%s is missing: the server's API has no description to test" % OPENAPI.relative_to(ROOT))
     if not venv.ready(settings.venv):
-        raise Skip("schemathesis's venv %s is not ready (make serve-deps)" % settings.venv)
+        raise RuntimeError("schemathesis's venv %s is not ready (make serve-deps makes it)" % settings.venv)
     workdir = settings.workdir("7-openapi")
     state = workdir / "state"
     if state.exists():

@@ -50,7 +50,6 @@ EXPECTATION = "marker at the last fix (1 m), circle = eph, every fix in the trac
 
 CUT_SECONDS = 10.0
 UNREACHABLE_LIMIT = 2.0
-LEAD_IN_SECONDS = 1.0  # $GPTXT before the drive: time for loctrack and gpspipe to watch before its first fix
 CATCH_UP = 10.0  # seconds after the cut for the page to have what it missed (EventSource's retries)
 
 
@@ -66,8 +65,7 @@ def run(settings: Settings, r: Result) -> None:
     browser = Browser()
     replay = serve = witness = reference = relay = None
     try:
-        replay = Replay(workdir, with_lead_in(DEMO_TRACK, workdir, int(LEAD_IN_SECONDS / settings.cycle)),
-                        cycle=settings.cycle)
+        replay = Replay(workdir, with_lead_in(DEMO_TRACK, workdir, settings.cycle), cycle=settings.cycle)
         serve, witness = start_witnessed(r, replay, workdir, lambda: Serve(
             settings.loctrack, ["--monitor", "page", replay.source], workdir, state_home=state))
         reference = LoctrackProcess(settings.loctrack, ["monitor", "run", "--format", "json", "--name", "reference",
@@ -112,7 +110,9 @@ def _run(settings, r: Result, browser: Browser, url: str, replay: Replay, witnes
     before = browser.field("lastEventId")
     relay.cut()
     cut_wall, cut_at = time.time(), time.monotonic()
-    time.sleep(0.5)
+    # Once the page has seen its event stream drop, nothing can reach it until the relay is back.
+    dropped = wait_until(lambda: browser.field("eventsOpen") is not True, CUT_SECONDS - 1, 0.05)
+    dropped_after = time.monotonic() - cut_at
     early = browser.field("lastEventId")
     time.sleep(max(0.0, cut_at + CUT_SECONDS - 0.5 - time.monotonic()))
     late_page = browser.page()
@@ -121,8 +121,9 @@ def _run(settings, r: Result, browser: Browser, url: str, replay: Replay, witnes
     relay.restore()
     restore_wall, restored_at = time.time(), time.monotonic()
     during = [line for at, line in list(witness.lines) if cut_at <= at <= restored_at and '"class":"TPV"' in line]
-    r.check(early == late, "the cut holds: no event reached the page between 0.5 s and 9.5 s into it",
-            "lastEventId %s before, %s at 0.5 s, %s at 9.5 s" % (before, early, late))
+    r.check(dropped and early == late, "the cut holds: no event reached the page from when its event stream "
+            "dropped to 9.5 s into the cut", "stream dropped after %.2f s; lastEventId %s before, %s then, %s at 9.5 s"
+            % (dropped_after, before, early, late))
     r.check(len(during) >= 5, "gpsd went on sending during the cut", "%d TPVs in %g s" % (len(during), CUT_SECONDS))
     r.check("unreachable" in banner_text(late_page).lower() and late_page["fields"].get("eventsOpen") is not True,
             "during the cut the page says the server is unreachable (and its event stream is not open)",
@@ -153,8 +154,8 @@ def _run(settings, r: Result, browser: Browser, url: str, replay: Replay, witnes
     fixes = witness.fixes()
     last = fixes[-1]
     last_ms = time_ms(last["time"])
-    page = browser.wait(lambda p: p["fields"]["trackLast"][0] == last_ms, 10)
-    if not r.check(page is not None, "the page's last track point is gpsd's last fix (%s) within 10 s" % last["time"],
+    page = browser.wait(lambda p: p["fields"]["trackLast"][0] == last_ms, 30)
+    if not r.check(page is not None, "the page's last track point is gpsd's last fix (%s) (within 30 s)" % last["time"],
                    browser.field("trackLast")):
         page = browser.page()
     fields, elements = page["fields"], page["elements"]
@@ -192,13 +193,17 @@ def _run(settings, r: Result, browser: Browser, url: str, replay: Replay, witnes
         r.check(browser.field("stale") is True, "the device lost: the page shows the fix as stale", browser.field("stale"))
         if shown is not None:
             r.figure += "; \"device lost\" %.2f s after gpsd's report" % (shown - lost_wall)
-    killed_at = replay.stop()
-    said = browser.wait(lambda p: "gpsd unreachable" in banner_text(p).lower(), 10, 0.02)
-    after = time.monotonic() - killed_at
-    r.check(said is not None and after <= UNREACHABLE_LIMIT,
+    killed_wall = to_wall(replay.stop())
+    said = browser.wait(lambda p: "gpsd unreachable" in banner_text(p).lower(), 30, 0.05)
+    # When the page changed its banner, by its own log (sampled every 20 ms), not when a poll from
+    # here saw it: a poll through WebDriver can take long on a busy machine.
+    shown = first_change(browser.page_log(), lambda entry: "gpsd unreachable" in (entry.get("banner") or "").lower(),
+                         killed_wall - 1)
+    after = None if shown is None else shown - killed_wall
+    r.check(said is not None and after is not None and after <= UNREACHABLE_LIMIT,
             "gpsd killed: the page says \"gpsd unreachable\" within %g s" % UNREACHABLE_LIMIT,
-            "%.2f s, banner %r" % (after, banner_text(said or browser.page())))
-    if said is not None:
+            "after %s s, banner %r" % (None if after is None else round(after, 2), banner_text(said or browser.page())))
+    if after is not None:
         r.figure += "; \"gpsd unreachable\" %.2f s after gpsd was killed" % after
         r.check(bool((said["elements"].get("banner") or {}).get("visible")), "#banner is visible",
                 said["elements"].get("banner"))

@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import Dict, List, Optional
 
-from support.gpsd_replay import Replay, distance_m, last_nmea_time, nmea, time_ms, with_lead_in
+from support.gpsd_replay import Replay, distance_m, last_nmea_time, nmea, nmea_sentences, time_ms, with_lead_in
 from support.results import Result
 from support.serve_process import Serve
 
@@ -32,7 +32,6 @@ STATUS_NAMES = {2: "DGPS", 3: "RTK fixed", 4: "RTK float"}
 CYCLE = 0.01
 PAUSE_AFTER = 200  # sentences (100 epochs of 10 Hz: gpsd's recognition of the receiver takes about half)
 PAUSE_SENTENCES = 500  # 5 s at CYCLE
-LEAD_IN = 150  # sentences before the log (1.5 s at CYCLE): time for loctrack and gpspipe to watch
 
 
 def paused_log(workdir: Path) -> Path:
@@ -52,14 +51,15 @@ def run(settings: Settings, r: Result) -> None:
     browser = Browser()
     replay = serve = witness = None
     try:
-        replay = Replay(workdir, with_lead_in(log, workdir, LEAD_IN), cycle=CYCLE)
+        replay = Replay(workdir, with_lead_in(log, workdir, CYCLE), cycle=CYCLE)
         serve, witness = start_witnessed(r, replay, workdir, lambda: Serve(settings.loctrack, [replay.source], workdir))
         browser.open(serve.url("/"))
         browser.record()
         config = serve.get("/api/config")
         stale_seconds = float((config.json().get("staleSeconds") if config.status == 200 else None) or 3)
         last_time = last_nmea_time(RTK_LOG)
-        if not r.check(witness.wait_time(last_time, 60), "gpsd sent the recording's last epoch (%s)" % last_time):
+        timeout = nmea_sentences(replay.log) * max(CYCLE, 0.05) * 3 + 60
+        if not r.check(witness.wait_time(last_time, timeout), "gpsd sent the recording's last epoch (%s)" % last_time):
             return
         fixes = witness.fixes()
         last = fixes[-1]

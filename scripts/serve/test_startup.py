@@ -1,5 +1,6 @@
 """Test 4: what `loctrack serve` refuses before anything is served: one line on stderr (starting
-"loctrack: "), nothing on stdout, the documented exit code, within 5 s.
+"loctrack: "), nothing on stdout, the documented exit code (each run waited for up to 30 s: the time
+a loaded machine takes to start a process is not what is tested).
 
 - a non-loopback --listen without --token-file: 64;
 - a token file that is missing, empty, blank, a directory, over 64 KiB, readable or writable by
@@ -88,21 +89,21 @@ def run(settings: Settings, r: Result) -> None:
     for listen_host, extra in (("127.0.0.1", []), ("0.0.0.0", ["--token-file", good])):
         try:
             serve = Serve(settings.loctrack, extra + [source], workdir, name="control-%s" % listen_host,
-                          listen_host=listen_host, start_timeout=10)
+                          listen_host=listen_host, start_timeout=30)
         except RuntimeError as error:
             r.check(False, "control: --listen %s:PORT %s starts and listens" % (listen_host, " ".join(extra)), error)
             continue
         r.check(True, "control: --listen %s:PORT %s starts and listens (in %.2f s)"
                 % (listen_host, "--token-file (600)" if extra else "", serve.listening_after))
         started = time.monotonic()
-        code = serve.terminate(timeout=5)
-        r.check(code == 0, "control: SIGTERM ends it with exit 0 within 5 s", "exit %s after %.2f s"
+        code = serve.terminate(timeout=30)
+        r.check(code == 0, "control: SIGTERM ends it with exit 0", "exit %s after %.2f s"
                 % (code, time.monotonic() - started))
 
 
 def check_refusal(r: Result, settings: Settings, what: str, args, expected: int) -> None:
     started = time.monotonic()
-    done = run_once(settings.loctrack, args, timeout=5)
+    done = run_once(settings.loctrack, args, timeout=30)
     seconds = time.monotonic() - started
     lines = [line for line in done.stderr.splitlines() if line.strip()]
     r.check(done.returncode == expected and len(lines) == 1 and lines[0].startswith("loctrack: ")

@@ -21,7 +21,8 @@ tcp_relay      a loopback TCP relay that can cut every connection (a network tha
 mbtiles        MBTiles files whose tiles encode their own z/x/y, big ones, mbutil's layout, WAL, bad ones
                (scripts/serve's chart tests, the bench's tiles part)
 png            PNG written and read by hand: the tiles, and a pixel of a browser's screenshot
-suite          a suite's tests run one after another, Skip, the tally (scripts/ha, scripts/serve)
+suite          a suite's tests run one after another, the tally (scripts/ha, scripts/serve, scripts/traccar)
+spool          loctrack's spool folder read from outside: its records, what is unacknowledged (traccar, the bench)
 waiting        wait_until: a condition polled until a deadline
 pinned_venv    a venv made from a lock of pinned packages, remade when the lock changes (ha, serve)
 """

@@ -3,10 +3,10 @@
 Replay: `gpsfake -q -1 -W WAIT -P PORT -c CYCLE LOG` on a free loopback port, listening when the
 constructor returns. gpsd opens the device when its first client watches, and the log's first
 half second or more goes to recognising the receiver before gpsd reports anything, so clients
-that watch within that time see the same reports; with_lead_in() makes that time longer (a
-second or two of $GPTXT sentences before the log). scripts/serve starts loctrack, then the
-witness as soon as loctrack is connected, and checks that the witness watched before loctrack
-had a fix.
+that watch within that time see the same reports; with_lead_in() makes that time long enough for
+every client of a test to start and watch on a loaded machine (LEAD_IN_SECONDS of $GPTXT
+sentences before the log). scripts/serve starts loctrack, then the witness as soon as loctrack
+is connected, and checks that the witness watched before loctrack had a fix.
 After the log's last sentence gpsd stays up for WAIT seconds (the test kills it when it wants
 gpsd gone, and measures from that moment).
 
@@ -41,10 +41,19 @@ def nmea(body: str) -> str:
     return "$%s*%02X" % (body, checksum)
 
 
-def with_lead_in(log: Path, workdir: Path, sentences: int) -> Path:
-    """A copy of log (in workdir) that starts with `sentences` $GPTXT sentences: gpsd reads them,
-    recognises an NMEA receiver and reports nothing, so clients that connect during them (at
-    gpsfake's cycle, `sentences` x CYCLE seconds) see every report of the log that follows."""
+# The lead-in: the seconds between the first client's watch (gpsd then opens the device, and
+# gpsfake starts feeding it) and the log's first sentence. Every other client of a test must start
+# and watch within it, on a loaded machine too (2 cores, other suites and builds beside): the
+# tests then check that they did.
+LEAD_IN_SECONDS = 8.0
+
+
+def with_lead_in(log: Path, workdir: Path, cycle: float, seconds: float = LEAD_IN_SECONDS) -> Path:
+    """A copy of log (in workdir) that starts with `seconds` of $GPTXT sentences at gpsfake's `cycle`
+    (at least that long: a busy gpsfake is slower): gpsd reads them, recognises an NMEA receiver
+    and reports nothing, so clients that connect during them see every report of the log that
+    follows."""
+    sentences = max(1, math.ceil(seconds / cycle)) if cycle > 0 else 1
     lead = [nmea("GPTXT,01,01,02,loctrack test lead-in %d" % index) for index in range(sentences)]
     path = workdir / ("%s-lead-in%s" % (log.stem, log.suffix))
     path.write_text("\n".join(lead + log.read_text().splitlines()) + "\n")

@@ -108,6 +108,22 @@ def reap(process: subprocess.Popen):
 _port_lock = threading.Lock()
 _ports_given: Set[int] = set()
 _reservations: Dict[int, socket.socket] = {}
+_claims: Dict[int, socket.socket] = {}
+
+
+def _claim(port: int) -> Optional[socket.socket]:
+    """The port claimed among the test tools running side by side (CI runs the suites at once):
+    an abstract Unix socket named after it, which the kernel lets one process at a time bind and
+    frees when that process ends, however it ends. The reservation's TCP socket alone cannot do
+    this: two processes may both bind a port with SO_REUSEADDR while neither listens. None when
+    another process holds it."""
+    claim = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        claim.bind("\0loctrack-test-port-%d" % port)
+    except OSError:
+        claim.close()
+        return None
+    return claim
 
 
 def _ephemeral_range() -> Tuple[int, int]:
@@ -125,7 +141,10 @@ def free_port() -> int:
     source port) and stays reserved for this run: a socket bound to it with SO_REUSEADDR but
     not listening, so connections to it are refused as if nothing were there, nobody else can
     bind it, and a FakeGpsd (SO_REUSEADDR too) can still listen on it. gpsd itself does not
-    set SO_REUSEADDR: call release_port() just before starting gpsfake on it."""
+    set SO_REUSEADDR: call release_port() just before starting gpsfake on it.
+
+    The port is also claimed (_claim) for the rest of the run, so that no other test tool running
+    at the same time picks it, even after the reservation ended and while its program has it."""
     low, _ = _ephemeral_range()
     with _port_lock:
         for _ in range(200):
@@ -140,8 +159,13 @@ def free_port() -> int:
                 holder.close()
                 continue
             port = holder.getsockname()[1]
+            claim = _claim(port)
+            if claim is None:
+                holder.close()
+                continue
             _ports_given.add(port)
             _reservations[port] = holder
+            _claims[port] = claim
             return port
     raise RuntimeError("no free port")
 

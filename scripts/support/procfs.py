@@ -1,13 +1,11 @@
 """What /proc says about processes (Linux): CPU time, memory, context switches, sessions, the TCP
 connections of a process group, and the loopback ports something listens on.
 
-Each returns None when the process is gone (or /proc cannot be read); wait_cpu_quiet waits for a
-process's CPU time to stand still."""
+Each returns None when the process is gone (or /proc cannot be read)."""
 
 from __future__ import annotations
 
 import os
-import time
 from typing import Iterator, List, Optional
 
 CLK_TCK = os.sysconf("SC_CLK_TCK")
@@ -21,25 +19,6 @@ def proc_cpu(pid: int) -> Optional[float]:
         return (int(fields[11]) + int(fields[12])) / CLK_TCK
     except (OSError, IndexError, ValueError):
         return None
-
-
-def wait_cpu_quiet(pid: int, timeout: float, quiet_s: float = 1.0, settle_s: float = 1.0) -> bool:
-    """Whether the process's CPU time stood still for quiet_s within timeout seconds, looking only
-    after settle_s: a process that has read and stored a flood, and now waits (the uplink's backlog
-    in scripts/traccar and the bench). False when it is gone."""
-    deadline = time.monotonic() + timeout
-    time.sleep(settle_s)
-    last, since = proc_cpu(pid), time.monotonic()
-    while time.monotonic() < deadline:
-        time.sleep(0.1)
-        now = proc_cpu(pid)
-        if now is None:
-            return False
-        if now != last:
-            last, since = now, time.monotonic()
-        elif time.monotonic() - since >= quiet_s:
-            return True
-    return False
 
 
 def proc_status_kb(pid: int, key: str) -> Optional[int]:
@@ -108,6 +87,17 @@ def group_members(pgid: int) -> List[int]:
 
 def established_to(pgid: int, port: int) -> bool:
     """Whether a process of group pgid has an established TCP connection to loopback port."""
+    return any(row[3] == "01" for row in sockets_to(pgid, port))
+
+
+def unread_bytes(row: List[str]) -> int:
+    """What the kernel holds for a socket that its process has not read yet (a tcp_sockets row)."""
+    return int(row[4].split(":")[1], 16)
+
+
+def sockets_to(pgid: int, port: int) -> List[List[str]]:
+    """The tcp_sockets rows of the TCP sockets of process group pgid whose remote end is loopback
+    port, in any state (ESTABLISHED "01", SYN_SENT "02" while a connect() waits, ...)."""
     inodes = set()
     for pid in group_members(pgid):
         try:
@@ -122,12 +112,9 @@ def established_to(pgid: int, port: int) -> bool:
             if link.startswith("socket:["):
                 inodes.add(link[8:-1])
     if not inodes:
-        return False
-    for parts in tcp_sockets():
-        if len(parts) > 9 and parts[3] == "01" and parts[9] in inodes:
-            if int(parts[2].rsplit(":", 1)[1], 16) == port:
-                return True
-    return False
+        return []
+    return [parts for parts in tcp_sockets()
+            if len(parts) > 9 and parts[9] in inodes and int(parts[2].rsplit(":", 1)[1], 16) == port]
 
 
 def listening(port: int) -> bool:

@@ -1,6 +1,6 @@
 """The result of one test of a suite (scripts/faults, scripts/ha): its checks, each passed or
-failed with what was observed, a measured figure, notes, an error in the test itself, or the
-reason it was skipped; report() prints them."""
+failed with what was observed, a measured figure, notes, an error in the test itself; report()
+prints them."""
 
 from __future__ import annotations
 
@@ -18,7 +18,6 @@ class Result:
         self.checks: List[Tuple[bool, str, str]] = []
         self.notes: List[str] = []
         self.error: Optional[str] = None
-        self.skipped: Optional[str] = None
         self.seconds = 0.0
         self.lock = threading.Lock()
 
@@ -38,16 +37,14 @@ class Result:
 
     @property
     def passed(self) -> bool:
-        return self.error is None and self.skipped is None and bool(self.checks) and all(ok for ok, _, _ in self.checks)
+        return self.error is None and bool(self.checks) and all(ok for ok, _, _ in self.checks)
 
     @property
     def verdict(self) -> str:
-        return "SKIP" if self.skipped is not None and self.error is None else "PASS" if self.passed else "FAIL"
+        return "PASS" if self.passed else "FAIL"
 
     def report(self) -> str:
         lines = ["%s %s %s: %s  (%.1f s)" % (self.verdict, self.kind, self.ident, self.title, self.seconds)]
-        if self.skipped is not None:
-            lines.append("     skipped: " + self.skipped)
         if self.figure or self.kind == "fault":
             lines.append("     figure: " + (self.figure or "-"))
         for ok, what, observed in self.checks:

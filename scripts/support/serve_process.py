@@ -20,7 +20,7 @@ from .processes import free_port, kill_group, release_port, spawn, terminate
 
 def serve_binary(loctrack: str) -> Optional[str]:
     """Where `loctrack serve` finds loctrack-serve ($LOCTRACK_SERVE, next to loctrack, or
-    ../lib/loctrack/), or None when it is nowhere: the suite then skips."""
+    ../lib/loctrack/), or None when it is nowhere (the serve suite and the bench then fail)."""
     candidates = [os.environ.get("LOCTRACK_SERVE", "")]
     here = os.path.dirname(os.path.abspath(loctrack))
     candidates += [os.path.join(here, "loctrack-serve"), os.path.join(here, "..", "lib", "loctrack", "loctrack-serve")]

@@ -16,10 +16,11 @@ import selectors
 import socket
 import threading
 import time
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import Callable, Dict, List, Optional, Set, Tuple
 
 from .http_raw import Response, connect, read_response
 from .procfs import tcp_sockets
+from .waiting import wait_until
 
 _EVENT_END = re.compile(rb"\r?\n\r?\n")
 _TIME = re.compile(r'"time"\s*:\s*"([^"]+)"')
@@ -88,7 +89,8 @@ class Dechunker:
 class SseClient:
     """One stream. `keep_data`: keep each event's data (True: the text; a function: what it returns
     for the text, e.g. only the fix's time); otherwise only ids and names are kept, so a long
-    flood costs little memory here."""
+    flood costs little memory here. A `status` event's text is always kept: there are few, and
+    one of them tells that a run is over (gpsd_unreachable)."""
 
     def __init__(self, port: int, path: str = "/events", headers: Optional[Dict[str, str]] = None,
                  keep_data=False, stalled: bool = False, rcvbuf: Optional[int] = None,
@@ -134,7 +136,7 @@ class SseClient:
             self._event(block, at_ns)
 
     def _event(self, block: bytes, at_ns: int) -> None:
-        ident, name, data = None, "message", None
+        ident, name, lines = None, "message", []
         seen_field = False
         for line in block.split(b"\n"):
             line = line.rstrip(b"\r")
@@ -151,13 +153,16 @@ class SseClient:
                 ident = value.decode("utf-8", "replace")
             elif key == b"event":
                 name = value.decode("utf-8", "replace")
-            elif key == b"data" and self.keep_data:
-                text = value.decode("utf-8", "replace")
-                data = text if data is None else data + "\n" + text
-        if seen_field:
-            if data is not None and callable(self.keep_data):
+            elif key == b"data":
+                lines.append(value)
+        if not seen_field:
+            return
+        data = None
+        if lines and (self.keep_data or name == "status"):
+            data = b"\n".join(lines).decode("utf-8", "replace")
+            if name != "status" and callable(self.keep_data):
                 data = self.keep_data(data)
-            self.events.append(Event(at_ns, ident, name, data))
+        self.events.append(Event(at_ns, ident, name, data))
 
     def read_until_eof(self, timeout: float) -> bool:
         """Reads (blocking) until the server closes, or timeout seconds; True at EOF."""
@@ -196,8 +201,18 @@ class SseClient:
         return mine in ("CLOSE_WAIT", "CLOSE", None) or theirs in (
             "FIN_WAIT1", "FIN_WAIT2", "CLOSING", "LAST_ACK", "TIME_WAIT", "CLOSE", None)
 
-    def numbers(self) -> List[Optional[int]]:
-        return [event.number() for event in self.events]
+    def numbers(self, last: Optional[Callable[[Event], bool]] = None) -> List[Optional[int]]:
+        """The events' id numbers; with `last`, only through the first event it picks."""
+        return [event.number() for event in self.through(last)]
+
+    def through(self, last: Optional[Callable[[Event], bool]]) -> List[Event]:
+        """The events up to and including the first that `last` picks (all of them when none does,
+        or when `last` is None)."""
+        if last is not None:
+            for index, event in enumerate(self.events):
+                if last(event):
+                    return self.events[:index + 1]
+        return self.events
 
     def close(self) -> None:
         try:
@@ -256,27 +271,26 @@ class Fleet:
                 with self.lock:
                     client.feed(chunk, now)
 
-    def wait_quiet(self, quiet: float = 1.5, timeout: float = 15.0) -> bool:
-        """Waits until no stream has got an event for `quiet` seconds and every reading stream that
-        is still open has the same last event (the last events of a run, and the status event after
-        gpsd's hang-up, which comes when the server's reconnect says so, have reached everyone);
-        False after timeout, and the caller's check then shows which streams lack what."""
-        deadline = time.monotonic() + timeout
-        last, since = self.event_count(), time.monotonic()
-        while time.monotonic() < deadline:
-            time.sleep(0.1)
-            now = self.event_count()
-            if now != last:
-                last, since = now, time.monotonic()
-            elif time.monotonic() - since >= quiet and self._reading_agree():
-                return True
-        return False
+    def wait_for(self, last: Callable[[Event], bool], timeout: float = 30.0) -> bool:
+        """Waits until every reading stream that is still open has got an event that `last` picks
+        (the run's last event, e.g. gpsd_unreachable); False after timeout, and the caller's checks
+        then show which streams lack what. Compare the streams through that event (numbers(last)):
+        what the server publishes after it may be on its way to some streams when the fleet stops."""
+        got: Set[int] = set()  # id() of the streams that have it
+        looked: Dict[int, int] = {}  # id() of a stream -> how many of its events were looked at
 
-    def _reading_agree(self) -> bool:
-        with self.lock:
-            ends = {client.events[-1].number() if client.events else None
-                    for client in self.reading() if client.ok and not client.eof}
-        return len(ends) <= 1
+        def all_got_it() -> bool:
+            with self.lock:
+                open_streams = [client for client in self.reading() if client.ok and not client.eof]
+                for client in open_streams:
+                    key = id(client)
+                    if key not in got:
+                        if any(last(event) for event in client.events[looked.get(key, 0):]):
+                            got.add(key)
+                        looked[key] = len(client.events)
+                return all(id(client) in got for client in open_streams)
+
+        return bool(wait_until(all_got_it, timeout))
 
     def stop(self) -> None:
         self.stopping.set()
@@ -307,6 +321,16 @@ def gaps(numbers: List[Optional[int]]) -> List[Tuple[Optional[int], Optional[int
         if before is None or after is None or after != before + 1:
             found.append((before, after))
     return found
+
+
+def gpsd_unreachable(event: Event) -> bool:
+    """Whether this is the server's status event that gpsd is unreachable. A run fed by the scripted
+    gpsd or the flood emulator ends with their hang-up, and this event is the run's last: every
+    reading stream gets it. The server goes on publishing a status at each attempt to reconnect
+    (each names its next delay, drawn from 0.25-0.5 s, then 0.5-1 s, 1-2 s, ... up to 30 s), so
+    the streams never stay quiet for good, and such a status may be on its way to some of them
+    when the fleet stops reading."""
+    return event.name == "status" and '"gpsd":"unreachable"' in (event.data or "")
 
 
 def fix_time(data: str) -> Optional[str]:

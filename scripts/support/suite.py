@@ -1,4 +1,4 @@
-"""Running a suite's tests one after another (scripts/ha, scripts/serve): each test a module with
+"""Running a suite's tests one after another (scripts/ha, scripts/serve, scripts/traccar): each test a module with
 TITLE, EXPECTATION and run(settings, result); its verdict printed as it ends, a tally at the end.
 
 A test that raises is a failure of that test, not of the suite: the traceback goes to a file and
@@ -15,21 +15,15 @@ from .processes import cleanup_all
 from .results import Result
 
 
-class Skip(Exception):
-    """Raised by a test that cannot run here (the message says why): SKIP, not FAIL."""
-
-
 def run_test(settings, ident: str, module, can_run: Callable[[], None] = lambda: None) -> Result:
-    """module.run(settings, result) as test `ident`, after can_run() (which raises Skip, or an error
-    that fails the test, when something it needs is missing). An error's traceback is written to
-    settings.out/IDENT.traceback."""
+    """module.run(settings, result) as test `ident`, after can_run() (which raises an error that
+    fails the test when something it needs is missing: a test never skips itself, and a feature
+    that went away fails its tests). An error's traceback is written to settings.out/IDENT.traceback."""
     result = Result(ident, module.TITLE, module.EXPECTATION, kind="test")
     started = time.monotonic()
     try:
         can_run()
         module.run(settings, result)
-    except Skip as reason:
-        result.skipped = str(reason)
     except Exception as error:  # noqa: BLE001 - reported as the test's failure
         result.error = "%s: %s" % (type(error).__name__, error)
         (settings.out / ("%s.traceback" % ident)).write_text(traceback.format_exc())
@@ -54,11 +48,10 @@ def run_selected(tests: Iterable[Tuple], only: Optional[str], run_one: Callable[
 
 
 def tally(results: List[Result]) -> str:
-    return "%d passed, %d failed, %d skipped" % (
-        sum(r.verdict == "PASS" for r in results), sum(r.verdict == "FAIL" for r in results),
-        sum(r.verdict == "SKIP" for r in results))
+    return "%d passed, %d failed" % (
+        sum(r.verdict == "PASS" for r in results), sum(r.verdict == "FAIL" for r in results))
 
 
 def exit_code(results: List[Result]) -> int:
-    """1 if any test failed (a skipped one does not count), else 0."""
+    """1 if any test failed, else 0."""
     return 1 if any(r.verdict == "FAIL" for r in results) else 0

@@ -29,11 +29,11 @@ The tests (each with its own stand-in, gpsd and uplink):
     400: the first request after that answered 200, every fix stored, oldest first
   4 a backlog: 10,000 fixes from the flood emulator while the server's port refuses connections;
     the stand-in starts: all 10,000 stored once, oldest first, on one connection, within 30 s
-  5 bad URLs (no id, an empty id, another scheme, no host, a port out of range): each exits 64 within
-    5 s with one line on stderr, and gpsd is never connected to
+  5 bad URLs (no id, an empty id, another scheme, no host, a port out of range): each exits 64 with
+    one line on stderr, and gpsd is never connected to
   6 https:// with --cafile: the stand-in behind TLS with a certificate from a CA of the test's own
     (support/tls_certificates.py, the openssl command): with --cafile, 100 fixes from the flood
-    emulator stored in order; without it, nothing stored within 5 s (no unverified fallback)
+    emulator stored in order; without it, a failure reported and nothing stored (no unverified fallback)
 A loctrack whose `stream --help` does not mention http:// fails every test. About 2 minutes in
 all on 2 cores.
 

@@ -1,5 +1,5 @@
 """The command line: `test` (the default: the stand-in's self-test, then the end-to-end tests one after
-another, PASS/FAIL/SKIP as each ends, a summary; exit 1 if any failed), `selftest` (the stand-in
+another, PASS or FAIL as each ends, a summary; exit 1 if any failed), `selftest` (the stand-in
 alone)."""
 
 from __future__ import annotations

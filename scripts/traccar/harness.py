@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -27,7 +26,6 @@ ROOT = HERE.parent.parent
 DEMO_TRACK = ROOT / "demo" / "track.nmea"
 KNOTS_PER_MPS = 1.943844
 SPEED_TOLERANCE_KN = 0.005  # what formatting the speed may round away (2.6 mm/s); m/s sent as knots is off by 94 %
-LEAD_IN_SENTENCES = 100  # $GPTXT before the log: every client watches before gpsd's first fix
 
 
 class Settings:
@@ -108,30 +106,29 @@ class Uplink:
 
 def start_replay(settings: Settings, workdir: Path, log: Path = DEMO_TRACK) -> Tuple[Replay, Witness]:
     """gpsfake replaying log (after a lead-in) into a real gpsd, and gpspipe watching it."""
-    replay = Replay(workdir, with_lead_in(log, workdir, LEAD_IN_SENTENCES), cycle=settings.cycle, wait_after=300)
+    replay = Replay(workdir, with_lead_in(log, workdir, settings.cycle), cycle=settings.cycle, wait_after=300)
     witness = Witness(replay.source, workdir)
-    if not witness.wait_watching(10):
-        raise RuntimeError("gpspipe got no WATCH answer from gpsd within 10 s")
+    if not witness.wait_watching(30):
+        raise RuntimeError("gpspipe got no WATCH answer from gpsd within 30 s")
     return replay, witness
 
 
 def connect_uplink(r, uplink: Uplink, replay: Replay, witness: Witness) -> None:
     """Waits until the uplink is connected to gpsd; checks it was before gpsd's first fix (so it
     was sent every fix the witness saw)."""
-    connected = wait_until(lambda: uplink.connected_to(replay.port), 10, 0.01)
+    connected = wait_until(lambda: uplink.connected_to(replay.port), 30, 0.01)
     fixes_then = len(witness.fixes())
     r.check(connected and fixes_then == 0, "the uplink watched gpsd before its first fix",
             "connected: %s, fixes gpsd had sent by then: %d" % (bool(connected), fixes_then))
 
 
 def wait_replay_end(replay: Replay, witness: Witness, log: Path = DEMO_TRACK) -> bool:
-    """Waits until gpsd has reported the log's last fix time, plus a second for the uplink to spool it."""
+    """Waits until gpsd has reported the log's last fix time (what the uplink did with it, the
+    caller waits for: stored, or spooled)."""
     from support.gpsd_replay import last_nmea_time, nmea_sentences
     last = last_nmea_time(log)
-    timeout = (nmea_sentences(log) + LEAD_IN_SENTENCES) * max(replay.cycle, 0.05) * 3 + 30
-    ended = witness.wait_time(last, timeout) if last else False
-    time.sleep(1.0)
-    return ended
+    timeout = nmea_sentences(replay.log) * max(replay.cycle, 0.05) * 3 + 30
+    return witness.wait_time(last, timeout) if last else False
 
 
 def wait_stored(standin, count: int, timeout: float) -> List[Dict]:
