@@ -5,20 +5,26 @@ package enum Loopback {
     /// A non-blocking socket listening on 127.0.0.1 on a port of its own (bound to port 0:
     /// no other test can take it between choosing and binding).
     package static func listen() throws -> (descriptor: Int32, port: Int) {
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        try bound(flags: Int32(SOCK_NONBLOCK.rawValue), listening: true)
+    }
+
+    /// A close-on-exec TCP socket bound to 127.0.0.1 on a port of its own, listening or not.
+    private static func bound(flags: Int32 = 0, listening: Bool) throws -> (descriptor: Int32, port: Int) {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | flags, 0)
         var address = address(port: 0)
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let listening = listener >= 0 && withUnsafeMutablePointer(to: &address) {
+        let ready = descriptor >= 0 && withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(listener, $0, length) == 0 && Glibc.listen(listener, 16) == 0 && getsockname(listener, $0, &length) == 0
+                bind(descriptor, $0, length) == 0 && (!listening || Glibc.listen(descriptor, 16) == 0)
+                    && getsockname(descriptor, $0, &length) == 0
             }
         }
-        guard listening else {
+        guard ready else {
             let reason = String(cString: strerror(errno))
-            if listener >= 0 { close(listener) }
-            throw HarnessError("loopback listener: \(reason)")
+            if descriptor >= 0 { close(descriptor) }
+            throw HarnessError("loopback \(listening ? "listener" : "port"): \(reason)")
         }
-        return (listener, Int(UInt16(bigEndian: address.sin_port)))
+        return (descriptor, Int(UInt16(bigEndian: address.sin_port)))
     }
 
     /// A blocking connect to 127.0.0.1:`port` (it succeeds or is refused at once); nil when refused.
@@ -60,21 +66,7 @@ package enum Loopback {
         private let descriptor: Int32
 
         package init() throws {
-            let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-            var address = Loopback.address(port: 0)
-            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-            let bound = descriptor >= 0 && withUnsafeMutablePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0
-                }
-            }
-            guard bound else {
-                let reason = String(cString: strerror(errno))
-                if descriptor >= 0 { close(descriptor) }
-                throw HarnessError("loopback port: \(reason)")
-            }
-            self.descriptor = descriptor
-            port = Int(UInt16(bigEndian: address.sin_port))
+            (descriptor, port) = try Loopback.bound(listening: false)
         }
 
         deinit { close(descriptor) }

@@ -91,7 +91,6 @@ final class RelayCore: Sendable {
         while true {
             let client = Loopback.acceptCloseOnExec(listener)
             guard client >= 0 else { return }
-            _ = fcntl(client, F_SETFD, FD_CLOEXEC)
             state.accepted += 1
             if state.refusing {
                 state.refused += 1
