@@ -193,6 +193,8 @@ let package = Package(
             dependencies: [
                 "LocTrack", "LocTrackSystem", "LocTrackDistance", "LocTrackFormats", "LocTrackTrackFiles", "LocTrackTestSupport",
             ],
+            // Real track files with their sources and licences (Fixtures/corpus/SOURCES.md), read from the source tree.
+            exclude: ["Fixtures"],
             swiftSettings: strictSettings
         ),
         // The Traccar uplink's pure parts (URL, query, gate, thinning, state machine) and its
