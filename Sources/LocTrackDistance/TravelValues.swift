@@ -45,11 +45,19 @@ public struct OdometerReading: Sendable, Equatable {
     /// odometer before it), which is earlier than the position that confirmed it; a trip
     /// that this motion starts begins here. Nil while stationary.
     public var departure: TripEndpoint?
+    /// Seconds spent in confirmed motion so far (counted as the metres are: a stop's slow
+    /// positions leave them out), from the odometer's start.
+    public var movingSeconds: Double
+    /// Whether the receiver's speeds agree with its positions (no unit error found), so that
+    /// a maximum speed may come from them.
+    public var speedsAgree: Bool
 
-    public init(metres: Double, moving: Bool, departure: TripEndpoint? = nil) {
+    public init(metres: Double, moving: Bool, departure: TripEndpoint? = nil, movingSeconds: Double = 0, speedsAgree: Bool = true) {
         self.metres = metres
         self.moving = moving
         self.departure = departure
+        self.movingSeconds = movingSeconds
+        self.speedsAgree = speedsAgree
     }
 }
 
@@ -60,12 +68,15 @@ public struct TripEndpoint: Sendable, Equatable {
     public var longitude: Double
     /// The odometer at this position, in metres.
     public var odometer: Double
+    /// The odometer's ``OdometerReading/movingSeconds`` at this position.
+    public var movingSeconds: Double
 
-    public init(time: Timestamp, latitude: Double, longitude: Double, odometer: Double) {
+    public init(time: Timestamp, latitude: Double, longitude: Double, odometer: Double, movingSeconds: Double = 0) {
         self.time = time
         self.latitude = latitude
         self.longitude = longitude
         self.odometer = odometer
+        self.movingSeconds = movingSeconds
     }
 }
 
@@ -75,7 +86,9 @@ public struct TripSummary: Sendable, Equatable {
     public var end: TripEndpoint
     /// Metres travelled (the odometer's, end minus start).
     public var distance: Double
-    /// The receiver's largest speed during the trip, m/s (0 when none was reported).
+    /// The largest speed during the trip that its neighbouring fixes bear out, m/s, and at
+    /// least ``averageSpeed`` (a trip that averaged 10 m/s went that fast at some point,
+    /// whatever sparse fixes caught).
     public var maxSpeed: Double
     /// The device, when the points named one.
     public var device: String?
@@ -90,6 +103,8 @@ public struct TripSummary: Sendable, Equatable {
 
     /// Seconds from the first to the last moving position.
     public var duration: Double { end.time.seconds(since: start.time) }
+    /// Seconds of it in confirmed motion: the duration less the stops shorter than a trip's end.
+    public var movingTime: Double { max(0, min(duration, end.movingSeconds - start.movingSeconds)) }
     /// ``distance`` over ``duration``, m/s (0 for a trip of no duration).
     public var averageSpeed: Double { duration > 0 ? distance / duration : 0 }
 }

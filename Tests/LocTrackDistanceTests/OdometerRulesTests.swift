@@ -108,11 +108,15 @@ struct OdometerRulesTests {
         // Two error circles of 10 m apart: the fixes at 21, 22.4 and 23.8 m (20 to 22 s) confirm it.
         #expect(readings[21].moving == false)
         #expect(readings[22].moving)
-        // The first second counts the trapezoid of 0 and 1.4 m/s: 0.7 m.
-        #expect(abs(readings[22].metres - 1000 - (0.7 + 16 * 1.4)) < 1e-9)
+        // The departure is the first moving fix, with the odometer there: after the 0.7 m into it.
         #expect(readings[22].departure == TripEndpoint(time: fixes[6].time, latitude: fixes[6].latitude, longitude: fixes[6].longitude,
-                                                        odometer: 1000))
-        #expect(abs(odometer.reading.metres - 1000 - (0.7 + 19 * 1.4)) < 1e-9)
+                                                        odometer: 1000.7))
+        // 28 m is no window of the speed check yet: what the speeds covered waits for its verdict.
+        #expect(readings.last?.metres == 1000)
+        #expect(readings.last?.movingSeconds == 19)
+        // At the end the window is judged, short as it is: the speeds agree. The first second
+        // counts the trapezoid of 0 and 1.4 m/s: 0.7 m.
+        #expect(abs(odometer.finish().metres - 1000 - (0.7 + 19 * 1.4)) < 1e-9)
     }
 
     @Test("Given a drive that stops, when the stop is confirmed, then what was covered under 0.5 m/s is not counted")
@@ -122,8 +126,11 @@ struct OdometerRulesTests {
         fixes += (0..<10).map { Receiver.point(seconds: 10 + Double($0), east: 100 + 0.3 * Double($0), north: 0, speed: 0.3) }
         let readings = fixes.map { odometer.add($0) }
         #expect(readings[12].moving == false)
-        // The step from 11 m/s into 0.3 m/s is held with the slow ones, and dropped at the stop.
-        #expect(readings.last?.metres == readings[9].metres)
+        // The nine steps at 11 m/s count once the stop ends the motion (the speed check's window
+        // is judged then); the step from 11 m/s into 0.3 m/s is held with the slow ones, and
+        // dropped at the stop.
+        #expect(readings[9].metres == 0)
+        #expect(abs((readings.last?.metres ?? 0) - 9 * 11) < 1e-9)
     }
 
     @Test("Given the same fixes twice, when two odometers read them, then they agree to the bit")

@@ -51,8 +51,10 @@ struct TripDetectorTests {
             // The last moving fix of each leg is the one at 1 m/s before the stop; the 0.5 m
             // rolled at under 0.5 m/s into the red light is a stop's, not counted.
             spans: [301...437, 1039...1223, 1825...1931], tolerance: 0,
-            // 75 m speeding up, cruising, and braking to 1 m/s (56 m); the third leg cruises 90 s.
-            lengths: [75 + 1800 + 56, 75 + 900 + 56 + 75 + 900 + 56, 75 + 1350 + 56],
+            // 75 m speeding up, less the 0.75 m into the first moving fix (before the trip's
+            // start), cruising, and braking to 1 m/s (56 m); the third leg cruises 90 s. Inside
+            // a trip, a leg after a red light keeps its first step.
+            lengths: [74.25 + 1800 + 56, 74.25 + 900 + 56 + 75 + 900 + 56, 74.25 + 1350 + 56],
             maxSpeeds: [15, 15, 15]),
         Case(
             name: "the same drive from a typical receiver",
@@ -70,11 +72,12 @@ struct TripDetectorTests {
             name: "two drives 2 h apart with no fix in between",
             fixes: { Receiver.perfect.fixes(for: twoDrivesApart(), seed: 4, dropping: 741...7940) },
             spans: [61...677, 7961...8577], tolerance: 0,
-            lengths: [75 + 9000 + 56, 75 + 9000 + 56], maxSpeeds: [15, 15]),
+            lengths: [74.25 + 9000 + 56, 74.25 + 9000 + 56], maxSpeeds: [15, 15]),
         Case(
             name: "a walk round a 300 m by 200 m block, no receiver error",
             fixes: { Receiver.perfect.fixes(for: walkRoundTheBlock(), seed: 5) },
-            spans: [301...1017], tolerance: 0, lengths: [blockWalkLength], maxSpeeds: [1.4]),
+            // The 0.35 m into the first moving fix (0 to 0.7 m/s) is before the trip's start.
+            spans: [301...1017], tolerance: 0, lengths: [blockWalkLength - 0.35], maxSpeeds: [1.4]),
         Case(
             name: "a walk round the block from a typical receiver",
             fixes: { Drives.typicalReceiver.fixes(for: walkRoundTheBlock(), seed: 6) },
@@ -144,7 +147,7 @@ struct TripDetectorTests {
         path.cruise(100)
         let run = TripRun(Receiver.perfect.fixes(for: path, seed: 1))
         #expect(run.spans == [61...170])
-        #expect(run.trips.first.map { abs($0.distance - (75 + 1500)) < 1e-6 } == true)
+        #expect(run.trips.first.map { abs($0.distance - (74.25 + 1500)) < 1e-6 } == true)
     }
 
     @Test("Given a fix 3 km away for one second, when it goes through, then no trip starts")

@@ -2,29 +2,32 @@ import LocTrack
 
 /// Metres travelled, from positions and their receiver times: a pure, deterministic state
 /// machine (a replay of the same positions gives the same metres to the bit), so that a
-/// parked receiver adds nothing where the naive sum of distances gains kilometres an hour.
+/// parked receiver adds nothing where the naive sum of distances gains kilometres an hour,
+/// and a logger that writes a fix a minute counts the same journey as one at 1 Hz.
 ///
 /// Distance counts only in the confirmed moving state:
-/// - **Departing.** A stationary receiver starts to move when its speed reaches
-///   ``OdometerRules/movingSpeed`` and its position is beyond reach of where it stood (the
-///   mean of its recent positions there, ``StandingPlace``): further than that place's
-///   error circle and its own added (`eph`, 10 m without one, at least 5 m each), both held
-///   for ``OdometerRules/confirmPositions`` positions and ``OdometerRules/confirmSeconds``
-///   in a row: the loctrack stationary flag's reasoning, turned around. The distance
-///   covered while that was being confirmed is added once it is. A step that the
-///   receiver's speed cannot explain (multipath moves the position, not the Doppler
-///   speed) is a jump: the receiver stands where it jumped to until it departs from there.
-/// - **Moving.** Each step adds the receiver's speed integrated over it (the trapezoid of
-///   the speeds at its ends); a position without a speed adds the chord from the previous
-///   one instead, as for GPX from other programs.
-/// - **Stopping.** Slow positions held for ``OdometerRules/stopPositions`` and
+/// - **Fast.** A step is fast when the receiver's speed at its end is at least
+///   ``OdometerRules/movingSpeed``; without a speed (or with speeds that disagree with the
+///   positions, ``SpeedCheck``), when the displacement over about ten seconds
+///   (``ChordSpeed``) is that fast. A step longer than ``OdometerRules/gapSeconds`` is also
+///   fast when its chord leaves both error circles at that speed: the speed at its ends says
+///   little about what happened in between (a bike at a red light after 500 m).
+/// - **Departing.** A stationary receiver starts to move when its steps are fast and its
+///   position is beyond reach of where it stood (the mean of its recent positions there,
+///   ``StandingPlace``): further than that place's error circle and its own added (`eph`,
+///   10 m without one, at least 5 m each), both held for ``OdometerRules/confirmPositions``
+///   positions and ``OdometerRules/confirmSeconds`` in a row, at any interval. What the
+///   steps covered meanwhile is added once it is confirmed. A short step that the
+///   receiver's speed cannot explain (multipath moves the position, not the Doppler speed)
+///   is a jump: the receiver stands where it jumped to until it departs from there.
+/// - **Moving.** Every fast step counts: the receiver's speed integrated over it (the
+///   trapezoid of the speeds at its ends) when the speeds agree with the positions
+///   (``SpeedCheck``) and the step is short; its chord otherwise. A chord at an
+///   implausible speed (over ``OdometerRules/maximumPlausibleSpeed``) adds nothing.
+/// - **Stopping.** Slow steps held for ``OdometerRules/stopPositions`` and
 ///   ``OdometerRules/stopSeconds`` end the motion; what they covered is added only if the
-///   motion resumes instead.
-/// - **Gaps and jumps.** A step longer than ``OdometerRules/gapSeconds`` adds its chord
-///   when the implied speed is plausible (at most ``OdometerRules/maximumPlausibleSpeed``)
-///   and the chord is longer than the two error circles; a stationary receiver found elsewhere after a
-///   gap gets the chord only once it is seen moving. A chord at an implausible speed adds
-///   nothing.
+///   motion resumes instead. A step of ``OdometerRules/pauseSeconds`` or more whose ends
+///   are within ``OdometerRules/pauseRadius`` is a stop too (a logger's auto-pause).
 /// - **Time.** Positions dated at or before the newest one add nothing (``ReceiverClock``);
 ///   nor do positions with non-finite or out-of-range coordinates.
 ///
@@ -32,11 +35,16 @@ import LocTrack
 /// measured as one track.
 public struct Odometer: Sendable {
     private var metres: Double
+    private var movingSeconds = 0.0
     private var phase = Phase.unstarted
     private var previous: OdometerSample?
     private var departure: TripEndpoint?
     private var clock = ReceiverClock()
     private var chordSpeed = ChordSpeed()
+    private var speedCheck = SpeedCheck()
+    /// What confirmed motion covered by the receiver's speeds and by the chords, while no
+    /// window of the ``SpeedCheck`` has said which counts.
+    private var pending = Covered()
 
     /// - Parameter metres: the reading to start from (the persisted one, or the vehicle's own).
     public init(startingAt metres: Double = 0) {
@@ -46,16 +54,22 @@ public struct Odometer: Sendable {
     /// What the odometer reads now: the metres, whether it is moving, and where the motion
     /// began. The same as the last ``add(_:)`` returned.
     public var reading: OdometerReading {
-        if case .moving = phase {
-            OdometerReading(metres: metres, moving: true, departure: departure)
+        let speedsAgree = speedCheck.trust != .distrusted
+        return if case .moving = phase {
+            OdometerReading(metres: metres, moving: true, departure: departure, movingSeconds: movingSeconds, speedsAgree: speedsAgree)
         } else {
-            OdometerReading(metres: metres, moving: false)
+            OdometerReading(metres: metres, moving: false, movingSeconds: movingSeconds, speedsAgree: speedsAgree)
         }
     }
 
+    /// When the receiver's speeds disagreed with its positions (a unit error): the ratio of
+    /// the speeds' integral to the positions' displacement in the first window that did, so
+    /// that a command can say so once. Nil while they agree.
+    public var speedDisagreement: Double? { speedCheck.firstDisagreement }
+
     /// Takes the next position and says what the odometer reads after it.
     public mutating func add(_ point: TrackPoint) -> OdometerReading {
-        guard let sample = OdometerSample(point) else { return reading }
+        guard var sample = OdometerSample(point) else { return reading }
         switch clock.judge(sample.time) {
         case .skip:
             return reading
@@ -63,13 +77,9 @@ public struct Odometer: Sendable {
             restart(at: sample)
         case .later(let elapsed):
             if let previous {
-                let speed = sample.receiverSpeed ?? chordSpeed.speed(at: sample)
-                let step = Step(from: previous, to: sample, elapsed: elapsed, speed: speed)
-                if elapsed > OdometerRules.gapSeconds {
-                    crossGap(step)
-                } else {
-                    advance(step)
-                }
+                sample.filterSpeed(after: previous, elapsed: elapsed)
+                let fallback = chordSpeed.speed(at: sample)
+                take(Step(from: previous, to: sample, elapsed: elapsed, trust: speedCheck.trust, chordSpeed: fallback))
             } else {
                 restart(at: sample)
             }
@@ -78,51 +88,84 @@ public struct Odometer: Sendable {
         return reading
     }
 
+    /// The input ended: a motion still open is judged (``SpeedCheck``) so that what it covered
+    /// counts. Positions may follow, as after a stop.
+    public mutating func finish() -> OdometerReading {
+        settle()
+        return reading
+    }
+
     /// Nothing before `sample` counts: the first position, or a clock that stepped back.
     private mutating func restart(at sample: OdometerSample) {
+        settle()
         phase = .stationary(StandingPlace(sample))
         departure = nil
         chordSpeed.reset(at: sample)
     }
 
-    /// A step within ``OdometerRules/gapSeconds``.
-    private mutating func advance(_ step: Step) {
-        let fast = step.speed >= OdometerRules.movingSpeed
+    /// A gap of ``OdometerRules/pauseSeconds`` whose ends are close: the motion stopped
+    /// before it, and what the gap may hide is nobody's trip.
+    private mutating func pause(at sample: OdometerSample) {
+        phase = .stationary(StandingPlace(sample))
+        departure = nil
+        chordSpeed.reset(at: sample)
+        settle()
+    }
+
+    /// A motion ended (or may have): the speed check's window is judged, and what waited
+    /// for it counts.
+    private mutating func settle() {
+        speedCheck.close()
+        resolvePending()
+    }
+
+    private mutating func take(_ step: Step) {
+        switch phase {
+        case .departing, .moving:
+            if step.isPause { return pause(at: step.to) }
+        case .unstarted, .stationary:
+            break
+        }
         switch phase {
         case .unstarted:
             restart(at: step.to)
         case .stationary(var place):
-            guard fast, step.isConsistent else {
+            guard step.isFast, step.isConsistent else {
                 // Standing, drifting or jumped: it stands here now.
                 place.take(step.to)
                 phase = .stationary(place)
                 return
             }
-            phase = .departing(Departure(from: place, first: step.to, metresBefore: metres, covered: step.distance))
+            var departing = Departure(from: place, first: step.to, metresBefore: metres, secondsBefore: movingSeconds)
+            departing.take(step, first: true)
+            phase = .departing(departing)
             checkOutside(step.to)
         case .departing(var departing):
-            guard fast, step.isConsistent else {
+            guard step.isFast, step.isConsistent else {
                 var place = departing.place
                 place.take(step.to)
                 phase = .stationary(place)
                 return
             }
-            departing.covered += step.distance
+            departing.take(step, first: false)
             phase = .departing(departing)
             checkOutside(step.to)
         case .moving(let stop):
-            if fast {
-                metres += (stop?.covered ?? 0) + step.distance
+            check(step)
+            if step.isFast {
+                if let stop { count(stop.covered) }
+                count(step.covered)
                 phase = .moving(stop: nil)
                 return
             }
             var slowing = stop ?? PossibleStop(since: step.to.time)
             slowing.positions += 1
-            slowing.covered += step.distance
+            slowing.covered.add(step.covered)
             if slowing.positions >= OdometerRules.stopPositions,
                step.to.time.seconds(since: slowing.since) >= OdometerRules.stopSeconds {
                 phase = .stationary(StandingPlace(step.to))
                 departure = nil
+                settle()
             } else {
                 phase = .moving(stop: slowing)
             }
@@ -144,48 +187,42 @@ public struct Odometer: Sendable {
         }
         if let since = departing.outsideSince, departing.outsidePositions >= OdometerRules.confirmPositions,
            sample.time.seconds(since: since) >= OdometerRules.confirmSeconds {
-            departure = departing.first.endpoint(odometer: departing.metresBefore)
-            metres += departing.covered
+            // The trip starts at the first moving position: the step into it (from standing
+            // to moving, before the start) is the odometer's but not the trip's.
+            let intoFirst = departing.intoFirst
+            let firstMetres = intoFirst.byBoth + (intoFirst.metres(speedCheck.trust) ?? intoFirst.bySpeed)
+            departure = departing.first.endpoint(odometer: departing.metresBefore + firstMetres, movingSeconds: departing.secondsBefore)
+            speedCheck.take(departing.window)
+            count(departing.covered)
             phase = .moving(stop: nil)
         } else {
             phase = .departing(departing)
         }
     }
 
-    /// A step longer than ``OdometerRules/gapSeconds``.
-    private mutating func crossGap(_ step: Step) {
-        let fast = step.speed >= OdometerRules.movingSpeed
-        switch phase {
-        case .unstarted:
-            restart(at: step.to)
-        case .moving(let stop):
-            if step.isPlausible, step.chord > step.from.separation(from: step.to) {
-                metres += (stop?.covered ?? 0) + step.chord
-            }
-            phase = fast ? .moving(stop: nil) : .moving(stop: PossibleStop(since: step.to.time, positions: 1))
-        case .stationary(let place):
-            departAfterGap(from: place, to: step.to, fast: fast, continuing: nil)
-        case .departing(let departing):
-            departAfterGap(from: departing.place, to: step.to, fast: fast, continuing: departing)
+    /// A step of a confirmed motion, for the speed check.
+    private mutating func check(_ step: Step) {
+        guard let speedMetres = step.speedMetres else { return }
+        speedCheck.take(step, speedMetres: speedMetres)
+    }
+
+    /// Adds what confirmed motion covered: the metres the speed check says count, or, before
+    /// its first verdict, into what waits for it.
+    private mutating func count(_ covered: Covered) {
+        movingSeconds += covered.seconds
+        metres += covered.byBoth
+        resolvePending()
+        if let decided = covered.metres(speedCheck.trust) {
+            metres += decided
+        } else {
+            pending.add(covered)
         }
     }
 
-    /// A receiver that was not (yet) moving is found at `sample` after a gap: if it moved
-    /// away plausibly and is moving now, the chord from where it stood is covered, to be
-    /// added once the motion is confirmed; otherwise it stands at `sample`.
-    private mutating func departAfterGap(from place: StandingPlace, to sample: OdometerSample, fast: Bool, continuing: Departure?) {
-        let chord = place.distance(to: sample)
-        let elapsed = sample.time.seconds(since: place.time)
-        guard fast, elapsed > 0, chord / elapsed <= OdometerRules.maximumPlausibleSpeed, !place.contains(sample) else {
-            var standing = place
-            standing.take(sample)
-            phase = .stationary(standing)
-            return
-        }
-        let first = continuing?.first ?? sample
-        let metresBefore = continuing?.metresBefore ?? metres
-        phase = .departing(Departure(from: place, first: first, metresBefore: metresBefore, covered: chord))
-        checkOutside(sample)
+    private mutating func resolvePending() {
+        guard let decided = pending.metres(speedCheck.trust) else { return }
+        metres += decided
+        pending = Covered()
     }
 }
 
@@ -207,19 +244,35 @@ extension Odometer {
         var place: StandingPlace
         /// The first position of the motion.
         let first: OdometerSample
-        /// The odometer before the motion.
+        /// The odometer and its moving seconds before the motion.
         let metresBefore: Double
-        /// Metres covered since it stood, added when the motion is confirmed.
-        var covered: Double
+        let secondsBefore: Double
+        /// What the steps covered since it stood, added when the motion is confirmed; the
+        /// seconds from the first position on (the trip starts there).
+        var covered = Covered()
+        /// What the step into the first position covered (in ``covered`` too).
+        var intoFirst = Covered()
+        /// Their speeds and positions, for the speed check once the motion is confirmed.
+        var window = SpeedCheck.Window()
         /// The time of the first of the positions in a row beyond reach of `place`.
         var outsideSince: Timestamp?
         var outsidePositions = 0
 
-        init(from place: StandingPlace, first: OdometerSample, metresBefore: Double, covered: Double) {
+        init(from place: StandingPlace, first: OdometerSample, metresBefore: Double, secondsBefore: Double) {
             self.place = place
             self.first = first
             self.metresBefore = metresBefore
-            self.covered = covered
+            self.secondsBefore = secondsBefore
+        }
+
+        mutating func take(_ step: Step, first: Bool) {
+            var stepCovered = step.covered
+            if first {
+                stepCovered.seconds = 0
+                intoFirst = stepCovered
+            }
+            covered.add(stepCovered)
+            if let speedMetres = step.speedMetres { window.take(step, speedMetres: speedMetres) }
         }
     }
 
@@ -227,8 +280,8 @@ extension Odometer {
         /// The time of the first slow position.
         let since: Timestamp
         var positions = 0
-        /// Metres covered while slow, added if the motion resumes.
-        var covered = 0.0
+        /// What the slow steps covered, added if the motion resumes.
+        var covered = Covered()
     }
 
     /// One step from the previous position to the next.
@@ -236,32 +289,65 @@ extension Odometer {
         let from: OdometerSample
         let to: OdometerSample
         let elapsed: Double
-        /// The speed at `to`: the receiver's, or ``ChordSpeed``'s.
-        let speed: Double
+        /// Whether the receiver's speeds count (``SpeedCheck``): not once they disagreed.
+        let trust: SpeedCheck.Trust
+        /// ``ChordSpeed``'s speed at `to`: the displacement over about ten seconds.
+        let chordSpeed: Double
+
+        /// The receiver's speeds at the two ends, when `to` has one and they may count.
+        var receiverSpeeds: (from: Double, to: Double)? {
+            guard trust != .distrusted, let speed = to.receiverSpeed else { return nil }
+            return (from.receiverSpeed ?? speed, speed)
+        }
 
         /// The great-circle distance of the step, measured only where a rule needs it: a
         /// moving receiver with a speed needs none, and that is most fixes.
         var chord: Double { from.distance(to: to) }
 
+        var isGap: Bool { elapsed > OdometerRules.gapSeconds }
+
+        /// A gap of ``OdometerRules/pauseSeconds`` or more whose ends are within
+        /// ``OdometerRules/pauseRadius``: the logger paused while the receiver stood.
+        var isPause: Bool { elapsed >= OdometerRules.pauseSeconds && chord <= OdometerRules.pauseRadius }
+
         var isPlausible: Bool { chord <= OdometerRules.maximumPlausibleSpeed * elapsed }
 
+        var isFast: Bool {
+            let moving = OdometerRules.movingSpeed
+            let speed = receiverSpeeds?.to ?? chordSpeed
+            if speed >= moving { return true }
+            // A long step's ends say little: the chord itself, beyond both error circles.
+            guard isGap else { return false }
+            let chord = chord
+            return chord > from.separation(from: to) && chord >= moving * elapsed
+        }
+
         /// Whether the speeds explain the step: its chord is no longer than the speeds allow
-        /// plus the error circle. Without the receiver's speed, only plausibility is known.
+        /// plus the error circle. Without the receiver's speed, or across a gap, only
+        /// plausibility is known.
         var isConsistent: Bool {
             guard isPlausible else { return false }
-            guard let speed = to.receiverSpeed else { return true }
-            let fastest = max(speed, from.receiverSpeed ?? speed)
+            guard !isGap, let speeds = receiverSpeeds else { return true }
+            let fastest = max(speeds.from, speeds.to)
             return chord <= OdometerRules.jumpFactor * fastest * elapsed + from.largerRadius(to)
         }
 
-        /// Metres travelled in the step: the receiver's speed integrated (the trapezoid of
-        /// the speeds at its ends), or the chord when `to` has no speed; nothing for a
-        /// chord at an implausible speed.
-        var distance: Double {
-            if let speed = to.receiverSpeed {
-                return (speed + (from.receiverSpeed ?? speed)) / 2 * elapsed
+        /// The receiver's speeds integrated over the step (the trapezoid of the speeds at its
+        /// ends: exact for a constant acceleration), when `to` has a speed: for the speed
+        /// check, whatever the step's length.
+        var speedMetres: Double? {
+            guard let speed = to.receiverSpeed else { return nil }
+            return (speed + (from.receiverSpeed ?? speed)) / 2 * elapsed
+        }
+
+        /// What the step covered: by the speeds when they may count and the step is short,
+        /// else its chord; nothing for a chord at an implausible speed.
+        var covered: Covered {
+            let byChord = isPlausible ? chord : 0
+            guard !isGap, let speeds = receiverSpeeds else {
+                return Covered(byBoth: byChord, seconds: elapsed)
             }
-            return isPlausible ? chord : 0
+            return Covered(bySpeed: (speeds.from + speeds.to) / 2 * elapsed, byChord: byChord, seconds: elapsed)
         }
     }
 }

@@ -30,6 +30,33 @@ enum OdometerRules {
     /// plus the error circle, is a jump (multipath moves the position, not the Doppler
     /// speed): it cannot start motion.
     static let jumpFactor = 1.5
+    /// A step at least this long (seconds) whose ends are within ``pauseRadius`` is a stop:
+    /// a logger that pauses while the rider stands (a bike computer's auto-pause), or a
+    /// receiver that lost its fix in a garage. Traccar's minimal trip duration.
+    static let pauseSeconds = 180.0
+    /// See ``pauseSeconds``: Traccar's minimal trip distance.
+    static let pauseRadius = 200.0
+    /// The receiver's speeds are checked against the positions over windows of about this
+    /// many metres of displacement (``SpeedCheck``): a few error circles' worth, so that the
+    /// positions' noise is small beside it, and short enough to decide within a street.
+    static let speedWindowMetres = 100.0
+    /// Speeds agree with the positions when their integral over a window is within these
+    /// factors of the window's displacement (``speedWindowMetres``, ± ``speedCheckSlack``). A unit
+    /// error is a sustained factor outside them: knots read as m/s 1.94, mph 2.24, km/h
+    /// 3.6, cm/s 100, m/s read as km/h 0.28.
+    static let speedAgreement = 0.5...1.4
+    /// ... and no more than this factor of the window's chords: a trip is never longer than
+    /// 1.1 × the chords between its fixes.
+    static let chordCeiling = 1.1
+    /// Metres of slack in the speed check of a window closed short (a stop, the end): its
+    /// last stretch is shorter than two error circles, and as noisy.
+    static let speedCheckSlack = 20.0
+    /// A single fix's speed above this factor of its neighbourhood's (the previous fix's
+    /// speed, the step's chord speed), plus ``glitchMargin``, is a glitch: it stands for one
+    /// fix only, replaced by the previous fix's speed.
+    static let glitchFactor = 3.0
+    static let glitchMargin = 3.0
+
     /// Points without a speed (GPX from other programs) are judged by their displacement
     /// over about this many seconds: a single step of noise says nothing.
     static let chordSpeedWindow = 10.0

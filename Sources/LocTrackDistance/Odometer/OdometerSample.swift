@@ -5,8 +5,9 @@ struct OdometerSample: Sendable {
     let time: Timestamp
     let latitude: Double
     let longitude: Double
-    /// The receiver's speed (m/s); nil when it reported none or an unusable one.
-    let receiverSpeed: Double?
+    /// The receiver's speed (m/s); nil when it reported none or an unusable one. A single
+    /// glitch is replaced (``filterSpeed(after:elapsed:)``).
+    private(set) var receiverSpeed: Double?
     /// The error circle's radius in metres (``OdometerRules/radius(_:)``).
     let radius: Double
 
@@ -32,7 +33,13 @@ struct OdometerSample: Sendable {
     /// the speeds explain (its error changes less than two independent fixes' do).
     func largerRadius(_ other: OdometerSample) -> Double { max(radius, other.radius) }
 
-    func endpoint(odometer: Double) -> TripEndpoint {
-        TripEndpoint(time: time, latitude: latitude, longitude: longitude, odometer: odometer)
+    /// Replaces a speed that is a glitch beside `previous` (``SpeedCheck/filtered(_:after:chord:elapsed:)``).
+    mutating func filterSpeed(after previous: OdometerSample, elapsed: Double) {
+        guard let speed = receiverSpeed else { return }
+        receiverSpeed = SpeedCheck.filtered(speed, after: previous.receiverSpeed, chord: previous.distance(to: self), elapsed: elapsed)
+    }
+
+    func endpoint(odometer: Double, movingSeconds: Double) -> TripEndpoint {
+        TripEndpoint(time: time, latitude: latitude, longitude: longitude, odometer: odometer, movingSeconds: movingSeconds)
     }
 }

@@ -37,6 +37,12 @@ struct RecentPositions: Sendable {
         }
     }
 
+    /// Notes the speed the newest position turned out to have (judged once the next came).
+    mutating func noteNewest(speed: Double) {
+        guard entries.count > start else { return }
+        entries[entries.count - 1].speed = Self.faster(entries[entries.count - 1].speed, speed)
+    }
+
     /// Whether every position in the window is within `metres` of the given position.
     func allWithin(_ metres: Double, ofLatitude latitude: Double, longitude: Double) -> Bool {
         entries[start...].allSatisfy { GreatCircle.distance($0.latitude, $0.longitude, latitude, longitude) < metres }

@@ -7,7 +7,8 @@ import LocTrack
 ///   odometer has seen motion since the stop (a jump of the fix is not a trip).
 /// - It **ends** when no position in the last 180 s is 200 m from the current one and the
 ///   odometer says the tracker is stationary (a walk around a block, which may stay within
-///   200 m for three minutes, is still one trip); or when the data has a gap of over an hour.
+///   200 m for three minutes, is still one trip); or when the data has a gap of over an hour,
+///   or of three minutes whose ends are within 200 m (a logger's auto-pause: a stop).
 /// - Its start and end are its **first and last moving positions**, not the positions at
 ///   which the rules decided: the start is where the motion that led to the trip began
 ///   (``OdometerReading/departure``), the end the last position at which the odometer
@@ -19,9 +20,12 @@ import LocTrack
 public struct TripDetector: Sendable {
     private var clock = ReceiverClock()
     private var recent = RecentPositions()
-    private var previous: (time: Timestamp, latitude: Double, longitude: Double)?
+    /// The last two positions taken since the detector began (again), newest last: a
+    /// position's maximum speed is judged once the next one shows it was no glitch.
+    private var previous: NeighbourPoint?
+    private var beforePrevious: NeighbourPoint?
     /// The odometer at the previous position, to see it advance.
-    private var previousMetres: Double?
+    private var previousReading: OdometerReading?
     /// Where the tracker last stopped (nil before the first position).
     private var stopPosition: (latitude: Double, longitude: Double)?
     /// Motions since then start no earlier than this (the first position after a gap or a
@@ -41,45 +45,59 @@ public struct TripDetector: Sendable {
     public mutating func add(_ point: TrackPoint, reading: OdometerReading) -> [TripEvent] {
         guard point.hasUsablePosition else { return [] }
         var events: [TripEvent] = []
-        let speed: Double?
         switch clock.judge(point.time) {
         case .skip:
             return []
         case .restart:
             events += endTrip()
             beginAgain(at: point)
-            speed = point.usableSpeed
         case .later(let elapsed):
-            if elapsed > TripRules.gapSeconds {
+            let chord = previous.map { GreatCircle.distance($0.latitude, $0.longitude, point.latitude, point.longitude) } ?? 0
+            let pause = elapsed >= TripRules.pauseSeconds && chord <= TripRules.tripDistance
+            if elapsed > TripRules.gapSeconds || pause {
                 events += endTrip()
                 beginAgain(at: point)
             }
-            speed = point.usableSpeed ?? chordSpeed(to: point, elapsed: elapsed)
         }
-        let advanced = reading.moving && reading.metres > (previousMetres ?? reading.metres)
-        recent.append(.init(time: point.time, latitude: point.latitude, longitude: point.longitude, speed: speed))
-        previous = (point.time, point.latitude, point.longitude)
-        previousMetres = reading.metres
+        let current = NeighbourPoint(point)
+        if let previous { judgeSpeed(of: previous, before: beforePrevious, after: current, speedsAgree: reading.speedsAgree) }
+        let advanced = reading.moving
+            && (reading.movingSeconds > (previousReading?.movingSeconds ?? reading.movingSeconds)
+                || reading.metres > (previousReading?.metres ?? reading.metres))
+        recent.append(.init(time: point.time, latitude: point.latitude, longitude: point.longitude, speed: nil))
+        beforePrevious = previous
+        previous = current
+        previousReading = reading
         if trip != nil {
-            events += follow(point, reading: reading, speed: speed, advanced: advanced)
+            events += follow(point, reading: reading, advanced: advanced)
         } else {
-            events += watch(point, reading: reading, speed: speed, advanced: advanced)
+            events += watch(point, reading: reading, advanced: advanced)
         }
         return events
     }
 
-    /// The input ended: an open trip ends at its last moving position. The detector starts
+    /// The input ended: an open trip ends at its last moving position, with the metres the
+    /// odometer's own ``Odometer/finish()`` still added (`reading`). The detector starts
     /// afresh after it.
-    public mutating func finish() -> [TripEvent] {
+    public mutating func finish(_ reading: OdometerReading? = nil) -> [TripEvent] {
+        if let reading { trip?.settle(reading) }
         let events = endTrip()
         self = TripDetector()
         return events
     }
 
+    /// The speed `point` had, as far as its neighbours bear it out, noted for the maximum.
+    private mutating func judgeSpeed(of point: NeighbourPoint, before: NeighbourPoint?, after: NeighbourPoint, speedsAgree: Bool) {
+        guard let speed = point.consistentSpeed(before: before, after: after, speedsAgree: speedsAgree) else { return }
+        recent.noteNewest(speed: speed)
+        candidate?.note(speed: speed, at: point.time)
+        trip?.note(speed: speed, at: point.time)
+    }
+
     /// In a trip: note how far it went, and end it when the rules say it stopped.
-    private mutating func follow(_ point: TrackPoint, reading: OdometerReading, speed: Double?, advanced: Bool) -> [TripEvent] {
+    private mutating func follow(_ point: TrackPoint, reading: OdometerReading, advanced: Bool) -> [TripEvent] {
         guard var open = trip else { return [] }
-        open.note(speed: speed, at: point, odometer: reading.metres, advanced: advanced)
+        open.note(point, reading: reading, advanced: advanced)
         trip = open
         guard !reading.moving,
               recent.allWithin(TripRules.tripDistance, ofLatitude: point.latitude, longitude: point.longitude)
@@ -88,23 +106,24 @@ public struct TripDetector: Sendable {
     }
 
     /// Between trips: follow the motion since the stop, and start a trip once it is 200 m away.
-    private mutating func watch(_ point: TrackPoint, reading: OdometerReading, speed: Double?, advanced: Bool) -> [TripEvent] {
+    private mutating func watch(_ point: TrackPoint, reading: OdometerReading, advanced: Bool) -> [TripEvent] {
         if reading.moving {
             if candidate == nil {
                 let start: TripEndpoint
                 if let departure = reading.departure, departure.time >= since ?? departure.time {
                     start = departure
                 } else {
-                    start = TripEndpoint(time: point.time, latitude: point.latitude, longitude: point.longitude, odometer: reading.metres)
+                    start = TripEndpoint(time: point.time, latitude: point.latitude, longitude: point.longitude, odometer: reading.metres,
+                                         movingSeconds: reading.movingSeconds)
                 }
                 candidate = Motion(start: start, fastest: recent.fastest(since: start.time), device: point.device)
             }
-            candidate?.note(speed: speed, at: point, odometer: reading.metres, advanced: advanced)
+            candidate?.note(point, reading: reading, advanced: advanced)
         } else if let motion = candidate {
             if point.time.seconds(since: motion.end.time) >= TripRules.stopSeconds {
                 candidate = nil  // a motion that paused this long was a stop of its own
             } else {
-                candidate?.note(speed: speed, at: point, odometer: reading.metres, advanced: false)
+                candidate?.note(point, reading: reading, advanced: false)
             }
         }
         guard let motion = candidate, let stop = stopPosition,
@@ -130,16 +149,9 @@ public struct TripDetector: Sendable {
         recent.removeAll()
         candidate = nil
         previous = nil
+        beforePrevious = nil
         stopPosition = (point.latitude, point.longitude)
         since = point.time
-    }
-
-    /// The chord speed from the previous position, for a maximum speed where the receiver
-    /// reported none; nil for a jump.
-    private func chordSpeed(to point: TrackPoint, elapsed: Double) -> Double? {
-        guard let previous, elapsed > 0 else { return nil }
-        let speed = GreatCircle.distance(previous.latitude, previous.longitude, point.latitude, point.longitude) / elapsed
-        return speed <= OdometerRules.maximumPlausibleSpeed ? speed : nil
     }
 }
 
@@ -162,16 +174,74 @@ extension TripDetector {
             self.device = device
         }
 
-        mutating func note(speed: Double?, at point: TrackPoint, odometer: Double, advanced: Bool) {
+        /// A position's speed, judged once the position after it came.
+        mutating func note(speed: Double, at time: Timestamp) {
             fastest = RecentPositions.faster(fastest, speed)
-            guard advanced else { return }
-            end = TripEndpoint(time: point.time, latitude: point.latitude, longitude: point.longitude, odometer: odometer)
-            fastestAtEnd = fastest
+            if time <= end.time { fastestAtEnd = RecentPositions.faster(fastestAtEnd, speed) }
+        }
+
+        mutating func note(_ point: TrackPoint, reading: OdometerReading, advanced: Bool) {
+            if advanced {
+                end = TripEndpoint(time: point.time, latitude: point.latitude, longitude: point.longitude, odometer: reading.metres,
+                                   movingSeconds: reading.movingSeconds)
+                fastestAtEnd = fastest
+            } else if !reading.moving {
+                settle(reading)
+            }
+        }
+
+        /// The metres the odometer added after the motion's last moving position, once it
+        /// stopped: what waited for its speed check (``Odometer/speedDisagreement``) belongs
+        /// to the motion.
+        mutating func settle(_ reading: OdometerReading) {
+            if reading.metres > end.odometer { end.odometer = reading.metres }
         }
 
         var summary: TripSummary {
-            TripSummary(start: start, end: end, distance: max(0, end.odometer - start.odometer), maxSpeed: fastestAtEnd ?? 0,
-                        device: device)
+            var summary = TripSummary(start: start, end: end, distance: max(0, end.odometer - start.odometer), maxSpeed: 0, device: device)
+            summary.maxSpeed = max(fastestAtEnd ?? 0, summary.averageSpeed)
+            return summary
+        }
+    }
+
+    /// A position as the maximum speed needs it: a speed stands only where the positions
+    /// around it bear it out (one fix 184 m off for two seconds is no top speed).
+    struct NeighbourPoint: Sendable {
+        let time: Timestamp
+        let latitude: Double
+        let longitude: Double
+        let speed: Double?
+
+        init(_ point: TrackPoint) {
+            time = point.time
+            latitude = point.latitude
+            longitude = point.longitude
+            speed = point.usableSpeed
+        }
+
+        func chordSpeed(to other: NeighbourPoint) -> Double? {
+            let elapsed = other.time.seconds(since: time)
+            guard elapsed > 0 else { return nil }
+            return GreatCircle.distance(latitude, longitude, other.latitude, other.longitude) / elapsed
+        }
+
+        /// The speed at this position that its neighbours bear out, or nil:
+        /// - the receiver's, when its speeds agree with its positions and it is no more than
+        ///   ``TripRules/neighbourSpeedFactor`` × the neighbours' (their speeds, else their
+        ///   chord speeds) + ``TripRules/neighbourSpeedMargin``: a spike of one fix is not;
+        /// - else the chord speeds into and out of it, the slower, and no more than the chord
+        ///   speed across it (from `before` to `after`) allows: a jump out and back is fast
+        ///   both ways and slow across.
+        func consistentSpeed(before: NeighbourPoint?, after: NeighbourPoint, speedsAgree: Bool) -> Double? {
+            let into = before?.chordSpeed(to: self)
+            let out = chordSpeed(to: after)
+            if speedsAgree, let speed {
+                let neighbours = max(before.flatMap { $0.speed ?? into } ?? 0, after.speed ?? out ?? 0)
+                return speed <= TripRules.neighbourSpeedFactor * neighbours + TripRules.neighbourSpeedMargin ? speed : nil
+            }
+            guard let before, let into, let out, let across = before.chordSpeed(to: after) else { return nil }
+            let speed = min(into, out, TripRules.neighbourSpeedFactor * across + TripRules.neighbourSpeedMargin)
+            return speed <= OdometerRules.maximumPlausibleSpeed ? speed : nil
         }
     }
 }

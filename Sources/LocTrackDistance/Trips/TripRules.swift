@@ -8,6 +8,14 @@ enum TripRules {
     static let stopSeconds = 180.0
     /// A gap in the data longer than this (seconds) ends a trip.
     static let gapSeconds = 3600.0
+    /// A gap of this many seconds or more whose ends are within ``tripDistance`` is a stop
+    /// (``OdometerRules/pauseSeconds``): a logger's auto-pause ends the trip.
+    static let pauseSeconds = OdometerRules.pauseSeconds
+    /// A position's speed counts for a trip's maximum when it is no more than this factor of
+    /// its neighbours' speeds, plus ``neighbourSpeedMargin`` (m/s): a vehicle does not
+    /// triple its speed for one fix.
+    static let neighbourSpeedFactor = 1.5
+    static let neighbourSpeedMargin = 1.0
     /// The window of recent positions keeps one position per this many seconds (the first;
     /// the others only add their speed), so that a 10 Hz receiver does not need ten times
     /// the memory.

@@ -15,7 +15,7 @@ package enum TripFinder {
             let reading = odometer.add(point)
             take(detector.add(point, reading: reading))
         }
-        take(detector.finish())
+        take(detector.finish(odometer.finish()))
     }
 
     /// The trips of `points`, in time order.

@@ -16,7 +16,7 @@ struct TripRun {
             let reading = odometer.add(fix)
             for event in detector.add(fix, reading: reading) { note(event, at: fix.time) }
         }
-        for event in detector.finish() { note(event, at: fixes.last?.time ?? Receiver.start) }
+        for event in detector.finish(odometer.finish()) { note(event, at: fixes.last?.time ?? Receiver.start) }
     }
 
     private mutating func note(_ event: TripEvent, at time: Timestamp) {

@@ -46,7 +46,8 @@ struct TripFinderTests {
             if tolerance.distanceFraction == Tolerance.withSpeed.distanceFraction {
                 #expect(trip.maxSpeed == GeneratedDrive.speed, sourceLocation: sourceLocation)
             } else {
-                #expect(trip.maxSpeed >= GeneratedDrive.speed, sourceLocation: sourceLocation)
+                // The slower of the chords into and out of each fix: a plane's metres measured on a sphere.
+                #expect(trip.maxSpeed >= GeneratedDrive.speed - 0.001, sourceLocation: sourceLocation)
             }
         }
     }
