@@ -12,6 +12,8 @@ final class XMLDocumentWalk {
     struct ParseError {
         var line: Int?
         var column: Int?
+        /// How many bytes of the document the parser had read: all of them when it was cut.
+        var offset: Int?
     }
 
     /// The walk of the document's kind, once its root element said which.
@@ -68,7 +70,9 @@ final class XMLDocumentWalk {
         // namespace prefix, which some programs write in <extensions>) and warnings are no
         // problem of the track's. Only the first counts: what follows it is its echo.
         guard error.level == XML_ERR_FATAL, self.error == nil, !isDone else { return }
-        self.error = ParseError(line: error.line > 0 ? Int(error.line) : nil, column: error.int2 > 0 ? Int(error.int2) : nil)
+        self.error = ParseError(
+            line: error.line > 0 ? Int(error.line) : nil, column: error.int2 > 0 ? Int(error.int2) : nil,
+            offset: parser.map { Int(xmlByteConsumed($0)) })
     }
 
     private func root(_ name: XMLName) {

@@ -5,8 +5,8 @@ import CLibXML2
 /// (``GPXPointWalk``, ``TCXPointWalk``, ``KMLTrackWalk``). Another root element is no track.
 ///
 /// XML is not read past a well-formedness error: every point before it is kept (SAX reports
-/// each element as it is parsed), and the error is where the file was cut (on its last line)
-/// or corrupt (before).
+/// each element as it is parsed), and the error is where the file was cut (at its end) or
+/// corrupt (before).
 enum XMLTrackReader {
     /// How much libxml2 is handed at a time.
     static let chunkSize = 64 * 1024
@@ -23,7 +23,7 @@ enum XMLTrackReader {
             return document.otherRoot.map { .notATrack("not GPX, TCX or KML (root element <\($0)>)") } ?? TrackFileReading(format: nil)
         }
         var reading = kind.finish(whole: document.error == nil)
-        if let error = document.error { report(error, lineCount: file.lineCount, into: &reading) }
+        if let error = document.error { report(error, in: file, into: &reading) }
         if let zeros = file.zerosProblem(afterLine: file.lineCount + 1), reading.cutShort == nil, reading.format != nil {
             reading.cutShort = zeros
         }
@@ -81,11 +81,16 @@ enum XMLTrackReader {
         }
     }
 
-    /// The error that stopped the parser: where the file was cut when it is on its last
-    /// line, else a corrupt part (nothing after it can be read).
-    private static func report(_ error: XMLDocumentWalk.ParseError, lineCount: Int, into reading: inout TrackFileReading) {
+    /// The error that stopped the parser: where the file was cut when nothing but blanks
+    /// follows where it stopped (a power cut, a kill: on any line of a file that has few),
+    /// else a corrupt part (nothing after it can be read).
+    private static func report(_ error: XMLDocumentWalk.ParseError, in file: RecordedBytes, into reading: inout TrackFileReading) {
+        let lineCount = file.lineCount
         let line = error.line ?? lineCount
-        if line >= lineCount {
+        let atEnd = error.offset.map { offset in
+            file.contents[min(max(offset, 0), file.contents.count)...].allSatisfy(TrackFileFormat.isWhitespace)
+        } ?? (line >= lineCount)
+        if atEnd {
             reading.cutShort = .line(line, "")
         } else {
             let location = "line \(line)" + (error.column.map { ", column \($0)" } ?? "")

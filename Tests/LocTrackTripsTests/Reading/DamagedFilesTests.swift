@@ -102,6 +102,45 @@ struct DamagedFilesTests {
                 == "day.gpx: not well-formed XML at \(problem.location); the 3 points before it were read, nothing after it")
     }
 
+    /// The day's first ten fixes as TCX, KML and GPX on one line (as GPSLogger writes it),
+    /// with the text that starts each point.
+    static let otherPrograms: [(name: String, bytes: [UInt8], point: String)] = [
+        ("a.tcx", OtherPrograms.tcx(fixes), "<Trackpoint>"),
+        ("a.kml", OtherPrograms.kml(fixes), "<when>"),
+        ("a.gpx", Array(Recorded.text(fixes, .gpx).replacingOccurrences(of: "\n", with: "").utf8), "<trkpt"),
+    ]
+
+    /// The byte where the `number`th (1-based) `marker` begins in `bytes`.
+    static func offset(of marker: String, number: Int, in bytes: [UInt8]) -> Int {
+        let marker = Array(marker.utf8)
+        let starts = bytes.indices.filter { bytes[$0...].starts(with: marker) }
+        return starts[number - 1]
+    }
+
+    @Test("given a TCX, a KML and a one-line GPX cut inside the 8th point when read then the 7 points before are kept and the line of the cut is named",
+          arguments: otherPrograms)
+    func xmlCutShort(name: String, bytes: [UInt8], point: String) {
+        let cut = bytes.cut(to: Self.offset(of: point, number: 8, in: bytes) + 30)
+        let line = cut.count { $0 == 0x0A } + 1
+        let reading = TrackFileReader.read(cut)
+        #expect(reading.points.map(\.time) == Self.fixes.prefix(7).map(\.time))
+        #expect(reading.problem(named: name) == "\(name): cut short at line \(line); the 7 points before it were read")
+    }
+
+    @Test("given a TCX, a KML and a one-line GPX with a bad byte in the 5th point when read then the 4 points before are kept and the line and column named",
+          arguments: otherPrograms)
+    func xmlCorrupt(name: String, bytes: [UInt8], point: String) throws {
+        var corrupt = bytes
+        let start = Self.offset(of: point, number: 5, in: bytes)
+        corrupt[start + 1] = UInt8(ascii: "<")
+        let line = corrupt[..<start].count { $0 == 0x0A } + 1
+        let reading = TrackFileReader.read(corrupt)
+        #expect(reading.points.map(\.time) == Self.fixes.prefix(4).map(\.time))
+        let problem = try #require(reading.problem(named: name))
+        #expect(problem.hasPrefix("\(name): not well-formed XML at line \(line), column "), "\(problem)")
+        #expect(problem.hasSuffix("; the 4 points before it were read, nothing after it"), "\(problem)")
+    }
+
     @Test("given a file of zero bytes only (a power cut right after it was made) when read then it is cut short with no points")
     func onlyZeros() {
         let reading = TrackFileReader.read([UInt8](repeating: 0, count: 512))
