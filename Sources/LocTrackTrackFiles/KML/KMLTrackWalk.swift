@@ -4,8 +4,9 @@ import LocTrack
 /// as Google Takeout's location history, Google My Tracks and other trackers write them.
 /// A track's `<when>` times and `<gx:coord>` positions ("longitude latitude altitude") are
 /// paired in order: Google writes all the times first, others alternate. A position beyond
-/// the last time is skipped and counted (a trip needs times); a time beyond the last position
-/// is no position.
+/// the last time is skipped and counted (a trip needs times); a time beyond the last position,
+/// or paired with an empty `<gx:coord/>` (OpenTracks marks where a segment starts and ends
+/// so), is no position.
 ///
 /// A `<LineString>` or a `<Point>` in a Placemark has no times of its own: no track. A file
 /// with no gx:Track is said to be none.
@@ -109,6 +110,7 @@ final class KMLTrackWalk: XMLTrackWalk {
     private func outcome(of when: When, _ coord: Coord) -> RecordOutcome {
         // Blanks between the values; a comma as KML's `<coordinates>` has it is taken too.
         let values = coord.text.split { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" || $0 == "," }
+        if values.isEmpty { return .notAPosition }
         guard values.count >= 2, let longitude = decimalNumber(values[0]), let latitude = decimalNumber(values[1]) else {
             return .unreadable("gx:coord \"\(coord.text.trimmingBlanks().prefix(40))\" is not a longitude and latitude")
         }

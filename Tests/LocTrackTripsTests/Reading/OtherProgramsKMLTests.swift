@@ -52,6 +52,42 @@ struct OtherProgramsKMLTests {
         ])
     }
 
+    @Test("given OpenTracks' KML, whose empty <gx:coord/> mark where a segment starts and ends, when read then those are no position and the file is whole")
+    func openTracksSegmentMarks() {
+        let text = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <kml xmlns="http://www.opengis.net/kml/2.2"
+            xmlns:gx="http://www.google.com/kml/ext/2.2">
+            <Document>
+            <name><![CDATA[Wurmlinger Kapelle]]></name>
+            <Placemark>
+            <gx:MultiTrack>
+            <altitudeMode>absolute</altitudeMode>
+            <gx:interpolate>1</gx:interpolate>
+            <gx:Track>
+            <when>2021-03-02T09:30:40.993Z</when>
+            <when>2021-03-02T09:30:41.890Z</when>
+            <when>2021-03-02T12:34:53.912Z</when>
+            <when>2021-03-02T12:34:54.693Z</when>
+            <gx:coord/>
+            <gx:coord>8.970803 48.503537 405.01373291015625</gx:coord>
+            <gx:coord>8.970829 48.503623 401.119873046875</gx:coord>
+            <gx:coord/>
+            </gx:Track>
+            </gx:MultiTrack>
+            </Placemark>
+            </Document>
+            </kml>
+            """
+        let reading = TrackFileReader.read(Array(text.utf8))
+        #expect(reading.isWhole)
+        #expect(reading.points == [
+            TrackPoint(time: Self.time("2021-03-02T09:30:41.890Z"), latitude: 48.503537, longitude: 8.970803),
+            TrackPoint(time: Self.time("2021-03-02T12:34:53.912Z"), latitude: 48.503623, longitude: 8.970829),
+        ])
+        #expect(reading.notes(named: "a.kml").isEmpty)
+    }
+
     @Test("given a gx:Track with a position more than times, a bad coord and a bad time when read then each is counted as it should be")
     func unpairedAndBad() {
         let text = """
