@@ -1,5 +1,6 @@
-// libxml2, GNOME's XML library (Debian's libxml2-dev), for reading GPX in `loctrack trips`.
-// Only Sources/LocTrackTrackFiles/GPX imports this module, and only the program
+// libxml2, GNOME's XML library (Debian's libxml2-dev), for reading GPX, TCX and KML in
+// `loctrack trips`.
+// Only Sources/LocTrackTrackFiles/XML imports this module, and only the program
 // loctrack-trips links it: `loctrack` itself never loads libxml2 (nor the ICU it brings).
 // The SAX2 push parser is all that is used: it reports each element as it is parsed, so
 // that for a document that is cut short or corrupt, every element before the error has been

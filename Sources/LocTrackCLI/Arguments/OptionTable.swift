@@ -86,7 +86,7 @@ enum OptionTable {
         verbose, helpOption,
     ], operand: source)
 
-    static let trips = CommandSpec("trips", "the trips in recorded track files (JSON lines, CSV, GPX)", options: [
+    static let trips = CommandSpec("trips", "the trips in recorded track files (JSON lines, CSV, GPX, TCX, KML)", options: [
         format(TripsFormat.allCases.map(\.rawValue)),
         helpOption,
     ], operand: OperandSpec(name: "FILE", value: .file, isOptional: false, repeats: true))

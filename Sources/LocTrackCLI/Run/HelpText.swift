@@ -43,7 +43,7 @@ enum HelpText {
           once         wait for one good fix, print it, exit
           monitor      named, persistent geofences: enter/leave events that do not flap
           serve        a live map and the receiver's status in the browser
-          trips        the trips in recorded track files (JSON lines, CSV, GPX)
+          trips        the trips in recorded track files (JSON lines, CSV, GPX, TCX, KML)
           odometer     print the kept odometer, or set it to the vehicle's reading
           completions  print a completion script for bash, zsh or fish
 
@@ -302,20 +302,23 @@ enum HelpText {
         Usage: loctrack trips [--format json|text|csv] FILE...
 
         Reads track files loctrack recorded (JSON lines, CSV or GPX, as 'stream --output'
-        writes them) and GPX from other programs, merges their points by time (the files
-        in any order; a time that overlapping files share, once), and prints one line
-        per trip: its start and end, distance, duration, maximum and average speed and
+        writes them) and other programs' GPX, TCX (Garmin Connect, Strava) and KML with
+        a gx:Track (Google Takeout), merges their points by time (the files in any
+        order; a time that overlapping files share, once), and prints one line per
+        trip: its start and end, distance, duration, maximum and average speed and
         where it began and ended. On a terminal the lines are text and the totals end
         them; in a pipe, JSON lines. The trips are Traccar's: one starts once the
         position has moved 200 m, and ends when it has not moved 200 m in 180 s or at
         a gap of over an hour; its distance is loctrack's odometer, which does not grow
         while parked (docs/distance.md). FILE - is stdin.
 
-        A file that is corrupt, cut short (a power cut) or not a track gets one line on
-        stderr naming it and the line; what it holds is used all the same, the other
-        files are read, and the exit code is 65. A missing or unreadable file gets one
-        line too, and exit 66. It is run by the program loctrack-trips, found through
-        $LOCTRACK_TRIPS, else beside loctrack, else in ../lib/loctrack/ from there
+        A file that is corrupt, cut short (a power cut), not a track or without a point
+        that has a time gets one line on stderr naming it and the line; what it holds
+        is used all the same, the other files are read, and the exit code is 65. Points
+        without a time, or that share their time, are left out and said, with exit 0.
+        A missing or unreadable file gets one line too, and exit 66. It is run by the
+        program loctrack-trips, found through $LOCTRACK_TRIPS, else beside loctrack,
+        else in ../lib/loctrack/ from there
         (exit 69 when there is none).
 
         Options:

@@ -1,24 +1,18 @@
-import CLibXML2
 import LocTrack
 import LocTrackFormats
 
-/// The SAX events of one GPX document, turned into points.
+/// GPX's elements, turned into points: every `<trkpt>` of every track, loctrack's (`stream
+/// --format gpx`, `--output x.gpx`) and other programs' (GPSLogger, OsmAnd, Garmin…). Route
+/// points (`<rtept>`) and waypoints (`<wpt>`) are no track: left out, and counted to say so
+/// of a file that has nothing else.
 ///
 /// A point takes `lat` and `lon` from its attributes, its time from its `<time>`, its speed
 /// (m/s) from a `<speed>` (GPX 1.0 has one in the point; GPX 1.1 programs put one in
 /// `<extensions>`: OsmAnd's `osmand:speed`, Garmin's `gpxtpx:speed`), its error estimate
 /// from loctrack's own `<loctrack:eph>` extension (other programs' `<hdop>` is a dilution,
-/// not metres: not used). A point with `<fix>none</fix>` is no position.
-///
-/// A class because libxml2 calls back with a pointer to it; used on one thread, by one parse.
-final class GPXPointWalk {
-    /// What stopped the parser (warnings and errors it recovered from are not kept).
-    struct ParseError {
-        var message: String
-        var line: Int?
-        var column: Int?
-    }
-
+/// not metres: not used). A point with `<fix>none</fix>` is no position; one without a
+/// `<time>` is skipped and counted (a trip needs times).
+final class GPXPointWalk: XMLTrackWalk {
     /// The point being read: its depth, line and what it said so far.
     private struct PointInProgress {
         var depth: Int
@@ -33,84 +27,60 @@ final class GPXPointWalk {
 
     private enum Field { case time, speed, horizontalError, fix }
 
-    var reading = TrackFileReading(format: .gpx)
-    private(set) var error: ParseError?
-    /// The parser, while it runs: for the line of each point.
-    var parser: xmlParserCtxtPtr?
-
-    private var depth = 0
+    private var reading = TrackFileReading(format: .gpx)
     private var point: PointInProgress?
-    private var capture: (field: Field, depth: Int, text: [UInt8])?
+    /// The field whose text was asked for.
+    private var field: Field?
+    private var trackPoints = 0
+    private var routes = 0
+    private var waypoints = 0
 
-    static func from(_ context: UnsafeMutableRawPointer) -> GPXPointWalk {
-        Unmanaged<GPXPointWalk>.fromOpaque(context).takeUnretainedValue()
-    }
-
-    /// `attributes` holds five pointers per attribute: local name, prefix, namespace, and the
-    /// value's start and end (libxml2's SAX2 `startElementNs`).
-    func start(
-        _ name: UnsafePointer<xmlChar>, namespace: UnsafePointer<xmlChar>?, attributeCount: Int,
-        attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?
-    ) {
-        depth += 1
+    func start(_ element: XMLElementStart) -> Bool {
         guard let current = point else {
-            guard equals(name, "trkpt") else { return }
-            var started = PointInProgress(depth: depth, line: parser.map { Int(xmlSAX2GetLineNumber($0)) } ?? 0)
-            for index in 0..<attributeCount {
-                guard let attributes, let local = attributes[5 * index], let start = attributes[5 * index + 3],
-                      let end = attributes[5 * index + 4]
-                else { continue }
-                let value = String(decoding: UnsafeBufferPointer(start: start, count: end - start), as: UTF8.self)
-                if equals(local, "lat") { started.latitude = value } else if equals(local, "lon") { started.longitude = value }
+            if element.name == "trkpt" {
+                trackPoints += 1
+                point = PointInProgress(
+                    depth: element.depth, line: element.line, latitude: element.attribute("lat"), longitude: element.attribute("lon"))
+            } else if element.depth == 2, element.name == "rte" {
+                routes += 1
+            } else if element.depth == 2, element.name == "wpt" {
+                waypoints += 1
             }
-            point = started
-            return
+            return false
         }
-        guard capture == nil, let field = field(name, namespace: namespace, relativeDepth: depth - current.depth, of: current) else {
-            return
-        }
-        capture = (field, depth, [])
+        field = field(element, relativeDepth: element.depth - current.depth, of: current)
+        return field != nil
     }
 
-    func end() {
-        defer { depth -= 1 }
-        if let captured = capture, captured.depth == depth {
-            store(String(decoding: captured.text, as: UTF8.self), as: captured.field)
-            capture = nil
+    func end(depth: Int, text: [UInt8]?) {
+        if let text, let field {
+            store(String(decoding: text, as: UTF8.self), as: field)
+            self.field = nil
         } else if let finished = point, finished.depth == depth {
             point = nil
-            capture = nil
             reading.take(outcome(of: finished), at: "line \(finished.line)")
         }
     }
 
-    func characters(_ text: UnsafePointer<xmlChar>, count: Int) {
-        guard capture != nil else { return }
-        capture!.text.append(contentsOf: UnsafeBufferPointer(start: text, count: count))
+    func finish(whole: Bool) -> TrackFileReading {
+        guard whole, trackPoints == 0, routes + waypoints > 0 else { return reading }
+        let beside = [counted(routes, "route"), counted(waypoints, "waypoint")].compactMap { $0 }.joined(separator: ", ")
+        return .notATrack("GPX with no track points (\(beside))")
     }
 
-    func note(_ error: xmlError) {
-        // Fatal: not well-formed, the parser stops. Errors it goes on after (an undeclared
-        // namespace prefix, which some programs write in <extensions>) and warnings are no
-        // problem of the track's.
-        guard error.level == XML_ERR_FATAL else { return }
-        let message = error.message.map { String(cString: $0) } ?? "not well-formed XML"
-        // libxml2's messages end in a newline; a message line must not.
-        self.error = ParseError(
-            message: message.split(whereSeparator: { $0 == "\n" || $0 == "\r" }).joined(separator: " ").trimmingBlanks(),
-            line: error.line > 0 ? Int(error.line) : nil, column: error.int2 > 0 ? Int(error.int2) : nil)
+    private func counted(_ count: Int, _ name: String) -> String? {
+        count == 0 ? nil : count == 1 ? "1 \(name)" : "\(count) \(name)s"
     }
 
     /// Which field a child element of the point gives, `relativeDepth` below it: `<time>` and
     /// `<fix>` as the point's own children, a speed anywhere in it (extensions nest), an
     /// error estimate only as loctrack's. The first of each counts.
-    private func field(
-        _ name: UnsafePointer<xmlChar>, namespace: UnsafePointer<xmlChar>?, relativeDepth: Int, of current: PointInProgress
-    ) -> Field? {
-        if relativeDepth == 1, current.time == nil, equals(name, "time") { return .time }
-        if relativeDepth == 1, current.fix == nil, equals(name, "fix") { return .fix }
-        if current.speed == nil, equals(name, "speed") { return .speed }
-        if current.horizontalError == nil, equals(name, "eph"), let namespace, equals(namespace, GPXEncoder.extensionNamespace) {
+    private func field(_ element: XMLElementStart, relativeDepth: Int, of current: PointInProgress) -> Field? {
+        if relativeDepth == 1, current.time == nil, element.name == "time" { return .time }
+        if relativeDepth == 1, current.fix == nil, element.name == "fix" { return .fix }
+        if current.speed == nil, element.name == "speed" { return .speed }
+        if current.horizontalError == nil, element.name == "eph", let namespace = element.namespace,
+           namespace == GPXEncoder.extensionNamespace {
             return .horizontalError
         }
         return nil
@@ -134,29 +104,12 @@ final class GPXPointWalk {
         guard let longitude = decimalNumber(longitudeText) else {
             return .unreadable("lon \"\(longitudeText.prefix(40))\" is not a number")
         }
-        guard let timeText = point.time else { return .unreadable("a trkpt without a <time>") }
+        guard let timeText = point.time, !timeText.trimmingBlanks().isEmpty else { return .untimed }
         guard let time = RecordedTime.timestamp(timeText) else {
             return .unreadable("time \"\(timeText.trimmingBlanks().prefix(40))\" is not an ISO 8601 time")
         }
         return .checked(
             time: time, latitude: latitude, longitude: longitude, speed: point.speed.flatMap(decimalNumber),
             horizontalError: point.horizontalError.flatMap(decimalNumber), device: nil)
-    }
-
-    /// Whether the NUL-terminated `text` is `expected`, without making a String of it.
-    private func equals(_ text: UnsafePointer<xmlChar>, _ expected: StaticString) -> Bool {
-        expected.withUTF8Buffer { bytes in
-            for (index, byte) in bytes.enumerated() where text[index] != byte { return false }
-            return text[bytes.count] == 0
-        }
-    }
-
-    private func equals(_ text: UnsafePointer<xmlChar>, _ expected: String) -> Bool {
-        var index = 0
-        for byte in expected.utf8 {
-            guard text[index] == byte else { return false }
-            index += 1
-        }
-        return text[index] == 0
     }
 }

@@ -5,8 +5,9 @@ package import LocTrackSystem
 /// missing or bad one is said on stderr, the rest still read), merge their points into one
 /// track, find its trips, print them, and say with the exit code what went wrong.
 ///
-/// Exit codes (docs/exit-codes.md): 0 every file read whole; 65 a file was not wholly
-/// readable (corrupt, cut short, not a track: what it had was used); 66 a file is missing or
+/// Exit codes (docs/exit-codes.md): 0 every file read whole (points without a time or that
+/// share one are said on stderr, and still 0); 65 a file was not wholly readable (corrupt,
+/// cut short, not a track, no point with a time: what it had was used); 66 a file is missing or
 /// cannot be read; 74 writing stdout failed (not a closed pipe). When several apply, the
 /// first of 74, 66, 65.
 package struct TripsProgram<Environment: TripsEnvironment> {
@@ -36,6 +37,9 @@ package struct TripsProgram<Environment: TripsEnvironment> {
                 environment.printError(problem)
                 bad = true
             }
+            // What a whole file left out (points without a time, times that several share):
+            // said, not damage.
+            for note in reading.notes(named: name) { environment.printError(note) }
             if reading.format != nil { filesRead += 1 }
             timeline.add(reading.points)
         }

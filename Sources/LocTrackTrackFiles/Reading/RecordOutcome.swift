@@ -10,6 +10,9 @@ package enum RecordOutcome: Sendable, Equatable {
     case notAPosition
     /// A record that should be a position and cannot be read as one: counted and reported.
     case unreadable(String)
+    /// A position without a time (a GPX trkpt without its `<time>`): skipped and counted, and
+    /// no damage: the file is as its program wrote it, but a trip needs times.
+    case untimed
 
     /// The point of the values a record gave, after the checks every format shares: a time,
     /// a finite latitude within ±90° and longitude within ±180° (else ``unreadable(_:)``); a
@@ -37,6 +40,7 @@ extension TrackFileReading {
         case .point(let point): points.append(point)
         case .notAPosition: break
         case .unreadable(let reason): skipUnreadable(RecordProblem(location(), reason))
+        case .untimed: untimed += 1
         }
     }
 }

@@ -142,7 +142,7 @@ struct RecordedFormatsTests {
             let reading = TrackFileReader.read(Array(text.utf8))
             #expect(reading.format == nil, "\(text)")
             #expect(reading.problem(named: "x.txt")
-                    == "x.txt: not a track file (not JSON lines, CSV with time, lat and lon columns, or GPX); nothing read")
+                    == "x.txt: not a track file (not JSON lines, CSV with time, lat and lon columns, GPX, TCX or KML); nothing read")
         }
     }
 }

@@ -58,7 +58,7 @@ struct TripsProgramTests {
         let code = TripsProgram(environment).run(files: ["am.json", "pm.gpx"], format: .json)
         #expect(code == .dataError)
         #expect(environment.errors.count == 1)
-        #expect(environment.errors == ["am.json: cut short at line 751: the last line has no end and is not whole JSON; 750 points read"])
+        #expect(environment.errors == ["am.json: cut short at line 751: the last line has no end and is not whole JSON; the 750 points before it were read"])
         // The morning's drive ends before the cut: both trips are there.
         #expect(environment.outputLines.count == 2)
     }
@@ -70,7 +70,7 @@ struct TripsProgramTests {
         #expect(code == .noInput)
         #expect(environment.errors == [
             "cannot read gone.json: No such file or directory",
-            "notes.txt: not a track file (not JSON lines, CSV with time, lat and lon columns, or GPX); nothing read",
+            "notes.txt: not a track file (not JSON lines, CSV with time, lat and lon columns, GPX, TCX or KML); nothing read",
         ])
         #expect(environment.outputLines.count == 2)
     }
@@ -96,6 +96,6 @@ struct TripsProgramTests {
     func standardInputName() {
         let environment = MemoryTripsEnvironment(files: ["-": Array("garbage\n".utf8)])
         #expect(TripsProgram(environment).run(files: ["-"], format: .json) == .dataError)
-        #expect(environment.errors == ["stdin: not a track file (not JSON lines, CSV with time, lat and lon columns, or GPX); nothing read"])
+        #expect(environment.errors == ["stdin: not a track file (not JSON lines, CSV with time, lat and lon columns, GPX, TCX or KML); nothing read"])
     }
 }
