@@ -44,7 +44,7 @@ enum OdometerRules {
     /// factors of the window's displacement (``speedWindowMetres``, ± ``speedCheckSlack``). A unit
     /// error is a sustained factor outside them: knots read as m/s 1.94, mph 2.24, km/h
     /// 3.6, cm/s 100, m/s read as km/h 0.28.
-    static let speedAgreement = 0.5...1.4
+    static let speedAgreement = 0.75...1.4
     /// ... and no more than this factor of the window's chords: a trip is never longer than
     /// 1.1 × the chords between its fixes.
     static let chordCeiling = 1.1

@@ -14,7 +14,7 @@ package enum TripLines {
 
     /// The CSV header, the columns in the order of the JSON members.
     package static let csvHeader =
-        "start,end,distance,duration,maxSpeed,averageSpeed,startLat,startLon,endLat,endLon,device\r\n"
+        "start,end,distance,duration,movingTime,maxSpeed,averageSpeed,startLat,startLon,endLat,endLon,device\r\n"
 
     /// What comes before the first trip: the CSV header, else nothing.
     package static func begin(_ format: TripsFormat) -> String {
@@ -35,7 +35,7 @@ package enum TripLines {
         format == .text ? text(totals) : ""
     }
 
-    /// `{"class":"TRIP","start":…,"end":…,"distance":…,"duration":…,"maxSpeed":…,
+    /// `{"class":"TRIP","start":…,"end":…,"distance":…,"duration":…,"movingTime":…,"maxSpeed":…,
     /// "averageSpeed":…,"startLat":…,"startLon":…,"endLat":…,"endLon":…,"device":…}`; no
     /// `device` when the points named none.
     package static func json(_ trip: TripSummary) -> String {
@@ -89,6 +89,7 @@ package enum TripLines {
         line.append(byte: 0x22)
         member("distance", trip.distance, metreDecimals, &line)
         member("duration", trip.duration, secondDecimals, &line)
+        member("movingTime", trip.movingTime, secondDecimals, &line)
         member("maxSpeed", trip.maxSpeed, speedDecimals, &line)
         member("averageSpeed", trip.averageSpeed, speedDecimals, &line)
         member("startLat", trip.start.latitude, degreeDecimals, &line)
@@ -111,7 +112,8 @@ package enum TripLines {
     package static func csv(_ trip: TripSummary) -> String {
         var row = trip.start.time.iso8601 + "," + trip.end.time.iso8601
         for (value, decimals) in [
-            (trip.distance, metreDecimals), (trip.duration, secondDecimals), (trip.maxSpeed, speedDecimals),
+            (trip.distance, metreDecimals), (trip.duration, secondDecimals), (trip.movingTime, secondDecimals),
+            (trip.maxSpeed, speedDecimals),
             (trip.averageSpeed, speedDecimals), (trip.start.latitude, degreeDecimals),
             (trip.start.longitude, degreeDecimals), (trip.end.latitude, degreeDecimals),
             (trip.end.longitude, degreeDecimals),
@@ -138,7 +140,9 @@ package enum TripLines {
         return line + "\n"
     }
 
-    /// `3 trips  45.67 km  1 h 12 min moving  (86400 points from 2 files)`, or `no trips  (…)`.
+    /// `3 trips  45.67 km  1 h 12 min moving  (52.10 km in all; 86400 points from 2 files)`, or
+    /// `no trips  (…)`: the distance in all is the odometer's over the whole track, trips or
+    /// not (a walk that never got 200 m from where it stopped is in no trip).
     package static func text(_ totals: TripTotals) -> String {
         var line: String
         switch totals.trips {
@@ -151,7 +155,18 @@ package enum TripLines {
         }
         let points = totals.points == 1 ? "1 point" : "\(totals.points) points"
         let files = totals.files == 1 ? "1 file" : "\(totals.files) files"
-        return line + "  (" + points + " from " + files + ")\n"
+        let inAll = totals.points > 0 ? distance(totals.distanceInAll) + " in all; " : ""
+        return line + "  (" + inAll + points + " from " + files + ")\n"
+    }
+
+    /// The one line said when the receiver's speeds disagree with its positions
+    /// (``Odometer/speedDisagreement``): `ratio` is the speeds' integral over the positions'
+    /// displacement where they first did.
+    package static func speedDisagreement(_ ratio: Double) -> String {
+        var factor = ""
+        factor.appendFixed(finite(ratio), decimals: 2)
+        return "the speeds disagree with the positions (\(factor) × the distance the positions cover: another unit?); "
+            + "distances come from the positions"
     }
 
     // MARK: Pieces of the text
@@ -219,8 +234,10 @@ package struct TripTotals: Equatable, Sendable {
     package var trips = 0
     /// Metres, the trips' distances summed.
     package var distance = 0.0
-    /// Seconds, the trips' durations summed: the time spent moving.
+    /// Seconds, the trips' moving times summed (their stops shorter than a trip's end left out).
     package var movingSeconds = 0.0
+    /// Metres, the odometer over the whole track: the trips' and what was in none.
+    package var distanceInAll = 0.0
     /// The points read (after merging: one per time).
     package var points = 0
     /// The files read, wholly or in part.
@@ -234,6 +251,6 @@ package struct TripTotals: Equatable, Sendable {
     package mutating func add(_ trip: TripSummary) {
         trips += 1
         distance += trip.distance
-        movingSeconds += trip.duration
+        movingSeconds += trip.movingTime
     }
 }

@@ -1,29 +1,45 @@
 package import LocTrack
 package import LocTrackDistance
+import LocTrackFormats
+import LocTrackSystem
 
 /// The odometer and, with `--trips`, the trip detector, over every fix a command reads:
 /// also the fixes its filters (`--interval`, `--min-distance`) or a sink's thinning leave
-/// out, so that the distance is the one travelled, not the one printed. Pure: what is kept
-/// across restarts goes through ``OdometerKeeper``, which the meter tells each reading.
+/// out, so that the distance is the one travelled, not the one printed. Pure but for one
+/// line (`say`): what is kept across restarts goes through ``OdometerKeeper``, which the
+/// meter tells each reading.
 package struct DistanceMeter {
     private var odometer: Odometer
     private var trips: TripDetector?
     private let keeper: OdometerKeeper?
+    /// Where the one line goes that says the receiver's speeds disagree with its positions.
+    private let say: @Sendable (String) -> Void
+    private var saidSpeedDisagreement = false
 
     /// - Parameters:
     ///   - startingAt: the odometer's reading when the command starts (the kept one).
     ///   - detectsTrips: whether trips are decided (`--trips`).
     ///   - keeper: where each reading goes to be kept (nil: nowhere).
-    package init(startingAt metres: Double, detectsTrips: Bool, keeper: OdometerKeeper?) {
+    ///   - say: where the one line goes that says the receiver's speeds disagree with its
+    ///     positions (a unit error: distances then come from the positions); stderr.
+    package init(
+        startingAt metres: Double, detectsTrips: Bool, keeper: OdometerKeeper?,
+        say: @escaping @Sendable (String) -> Void = { printError($0) }
+    ) {
         odometer = Odometer(startingAt: metres)
         trips = detectsTrips ? TripDetector() : nil
         self.keeper = keeper
+        self.say = say
     }
 
     /// Measures one fix: the odometer after it and the trips it decided.
     package mutating func measure(_ fix: Fix) -> (reading: OdometerReading, trips: [TripEvent]) {
         let point = TrackPoint(fix)
         let reading = odometer.add(point)
+        if !saidSpeedDisagreement, let ratio = odometer.speedDisagreement {
+            saidSpeedDisagreement = true
+            say("odometer: " + TripLines.speedDisagreement(ratio))
+        }
         keeper?.keep(reading, at: fix.time)
         return (reading, trips?.add(point, reading: reading) ?? [])
     }

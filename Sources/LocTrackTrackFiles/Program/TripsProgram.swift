@@ -22,6 +22,7 @@ package struct TripsProgram<Environment: TripsEnvironment> {
         var missing = false
         var bad = false
         var filesRead = 0
+        var namesWithPoints: [String] = []
         for file in files {
             let name = file == "-" ? "stdin" : file
             let bytes: [UInt8]
@@ -41,18 +42,25 @@ package struct TripsProgram<Environment: TripsEnvironment> {
             // said, not damage.
             for note in reading.notes(named: name) { environment.printError(note) }
             if reading.format != nil { filesRead += 1 }
+            if !reading.points.isEmpty { namesWithPoints.append(name) }
             timeline.add(reading.points)
         }
         var output = Output(environment: environment)
         var totals = TripTotals(files: filesRead)
         output.write(TripLines.begin(format))
         let track = timeline.merged()
-        TripFinder.trips(in: track.lazy.map { point in
+        let measured = TripFinder.trips(in: track.lazy.map { point in
             totals.points += 1
             return point
         }) { trip in
             totals.add(trip)
             output.write(TripLines.line(trip, format))
+        }
+        totals.distanceInAll = measured.metres
+        if let ratio = measured.speedDisagreement {
+            // Once for the track, merged as it is: the file when there is one.
+            let name = namesWithPoints.count == 1 ? namesWithPoints[0] : "the files together"
+            environment.printError(name + ": " + TripLines.speedDisagreement(ratio))
         }
         output.write(TripLines.end(totals, format))
         if let failure = output.failure {

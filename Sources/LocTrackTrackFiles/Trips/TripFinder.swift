@@ -4,8 +4,17 @@ package import LocTrackDistance
 /// ``TripDetector``, Traccar's rules (docs/distance.md), and at the end of the track the
 /// trip still open, ended at its last moving point.
 package enum TripFinder {
+    /// What the whole track measured, beside its trips.
+    package struct Track: Sendable, Equatable {
+        /// The odometer over the whole track, trips or not.
+        package var metres: Double
+        /// When the receiver's speeds disagreed with its positions: ``Odometer/speedDisagreement``.
+        package var speedDisagreement: Double?
+    }
+
     /// Calls `found` with each trip as the detector ends it, in time order.
-    package static func trips(in points: some Sequence<TrackPoint>, _ found: (TripSummary) -> Void) {
+    @discardableResult
+    package static func trips(in points: some Sequence<TrackPoint>, _ found: (TripSummary) -> Void) -> Track {
         var odometer = Odometer()
         var detector = TripDetector()
         func take(_ events: [TripEvent]) {
@@ -15,7 +24,9 @@ package enum TripFinder {
             let reading = odometer.add(point)
             take(detector.add(point, reading: reading))
         }
-        take(detector.finish(odometer.finish()))
+        let last = odometer.finish()
+        take(detector.finish(last))
+        return Track(metres: last.metres, speedDisagreement: odometer.speedDisagreement)
     }
 
     /// The trips of `points`, in time order.

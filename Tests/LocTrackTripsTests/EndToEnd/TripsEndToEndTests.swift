@@ -66,11 +66,11 @@ struct TripsEndToEndTests {
         #expect(text.status == .exited(0), "\(text)")
         #expect(text.stdoutLines.count == 3)
         #expect(text.stdoutLines.last?.hasPrefix("2 trips  ") == true)
-        #expect(text.stdoutLines.last?.hasSuffix("(1700 points from 3 files)") == true)
+        #expect(text.stdoutLines.last?.hasSuffix(" km in all; 1700 points from 3 files)") == true)
         let csv = try await LoctrackProcess.run(["trips", "--format=csv"] + files)
         #expect(csv.status == .exited(0), "\(csv)")
         let rows = csv.stdout.components(separatedBy: "\r\n")
-        #expect(rows.first == "start,end,distance,duration,maxSpeed,averageSpeed,startLat,startLon,endLat,endLon,device")
+        #expect(rows.first == "start,end,distance,duration,movingTime,maxSpeed,averageSpeed,startLat,startLon,endLat,endLon,device")
         #expect(rows.count == 4 && rows.last == "")
     }
 

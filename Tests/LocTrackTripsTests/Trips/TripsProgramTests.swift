@@ -37,7 +37,7 @@ struct TripsProgramTests {
         let lines = environment.outputLines
         try #require(lines.count == 3)
         #expect(lines[0].hasPrefix("2026-11-23T00:05:") && lines[0].hasSuffix("/dev/ttyACM0"))
-        #expect(lines[2].hasPrefix("2 trips  ") && lines[2].hasSuffix(" km  13 min 18 s moving  (1700 points from 1 file)"), "\(lines[2])")
+        #expect(lines[2].hasPrefix("2 trips  ") && lines[2].contains(" km  13 min 18 s moving  (") && lines[2].hasSuffix(" km in all; 1700 points from 1 file)"), "\(lines[2])")
     }
 
     @Test("given the day as CSV when run then the header and two rows")
@@ -45,7 +45,7 @@ struct TripsProgramTests {
         let environment = MemoryTripsEnvironment(files: ["day.json": Recorded.bytes(Self.drive.fixes, .json)])
         #expect(TripsProgram(environment).run(files: ["day.json"], format: .csv) == .success)
         let rows = environment.output.components(separatedBy: "\r\n")
-        #expect(rows.count == 4 && rows[0] == "start,end,distance,duration,maxSpeed,averageSpeed,startLat,startLon,endLat,endLon,device")
+        #expect(rows.count == 4 && rows[0] == "start,end,distance,duration,movingTime,maxSpeed,averageSpeed,startLat,startLon,endLat,endLon,device")
         #expect(rows[3].isEmpty)
     }
 
