@@ -62,10 +62,10 @@ public struct Odometer: Sendable {
         }
     }
 
-    /// When the receiver's speeds disagreed with its positions (a unit error): the ratio of
-    /// the speeds' integral to the positions' displacement in the first window that did, so
-    /// that a command can say so once. Nil while they agree.
-    public var speedDisagreement: Double? { speedCheck.firstDisagreement }
+    /// When the receiver's speeds disagree with its positions in most windows of the
+    /// ``SpeedCheck`` (a unit error): their integral over the positions' displacement where
+    /// they did, so that a command can say so once. Nil while they agree.
+    public var speedDisagreement: Double? { speedCheck.disagreement }
 
     /// Takes the next position and says what the odometer reads after it.
     public mutating func add(_ point: TrackPoint) -> OdometerReading {
@@ -152,13 +152,15 @@ public struct Odometer: Sendable {
             checkOutside(step.to)
         case .moving(let stop):
             check(step)
-            if step.isFast {
+            // Slow steps that carry the receiver beyond reach of where they began are motion
+            // too: a hiker on a steep path, a car in a queue.
+            if step.isFast || stop.map({ !$0.place.contains(step.to) }) == true {
                 if let stop { count(stop.covered) }
                 count(step.covered)
                 phase = .moving(stop: nil)
                 return
             }
-            var slowing = stop ?? PossibleStop(since: step.to.time)
+            var slowing = stop ?? PossibleStop(at: step.to)
             slowing.positions += 1
             slowing.covered.add(step.covered)
             if slowing.positions >= OdometerRules.stopPositions,
@@ -279,9 +281,16 @@ extension Odometer {
     struct PossibleStop: Sendable {
         /// The time of the first slow position.
         let since: Timestamp
+        /// Where it is: a slow position beyond reach of it moved on.
+        let place: StandingPlace
         var positions = 0
         /// What the slow steps covered, added if the motion resumes.
         var covered = Covered()
+
+        init(at sample: OdometerSample) {
+            since = sample.time
+            place = StandingPlace(sample)
+        }
     }
 
     /// One step from the previous position to the next.

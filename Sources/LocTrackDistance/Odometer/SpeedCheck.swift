@@ -69,9 +69,20 @@ struct SpeedCheck: Sendable {
     }
 
     private(set) var trust = Trust.undecided
-    /// The ratio of speeds to displacement in the first window that disagreed (for the one
-    /// line that says so), nil while none has.
-    private(set) var firstDisagreement: Double?
+    /// Windows judged, and those that disagreed with the ratio of their speeds to their
+    /// displacement summed: a receiver whose speeds are in another unit disagrees in most.
+    private var judged = 0
+    private var disagreed = 0
+    private var disagreeingRatios = 0.0
+
+    /// When most windows disagreed (at least two): the mean ratio of the speeds' integral to
+    /// the displacement in those that did, for the one line that says so; nil otherwise. A
+    /// receiver whose speeds are right disagrees in a window now and then (a turn at 1 Hz,
+    /// a multipath jump), never in most.
+    var disagreement: Double? {
+        guard disagreed >= 2, 2 * disagreed >= judged else { return nil }
+        return disagreeingRatios / Double(disagreed)
+    }
     private var window = Window()
     private var lastVerdict = Trust.undecided
 
@@ -115,14 +126,14 @@ struct SpeedCheck: Sendable {
             && window.speedMetres <= agreement.upperBound * window.displacement + slack
             && window.speedMetres <= OdometerRules.chordCeiling * window.chordMetres + slack
         let verdict = agrees ? Trust.trusted : .distrusted
+        judged += 1
+        if !agrees {
+            disagreed += 1
+            disagreeingRatios += window.displacement > 0 ? min(window.speedMetres / window.displacement, 1000) : 1000
+        }
         // The first verdict decides; after it, trust changes only when two windows in a row
         // say so: a unit error is sustained, a window with a multipath jump in it is not.
-        if trust == .undecided || verdict == lastVerdict {
-            if verdict == .distrusted, trust != .distrusted, firstDisagreement == nil {
-                firstDisagreement = window.displacement > 0 ? window.speedMetres / window.displacement : .infinity
-            }
-            trust = verdict
-        }
+        if trust == .undecided || verdict == lastVerdict { trust = verdict }
         lastVerdict = verdict
     }
 

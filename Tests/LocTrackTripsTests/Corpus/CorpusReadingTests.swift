@@ -6,10 +6,7 @@ import Testing
 /// whole, with the points FIGURES.md counts (its timed points: less those without a position
 /// and, in mtk-logger.gpx, the 14 track points with `<fix>none</fix>`), and the notes said exactly.
 @Suite("Real recordings", .timeLimit(.minutes(1)))
-struct CorpusTests {
-    static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Fixtures/corpus")
-
+struct CorpusReadingTests {
     @Test("given a real recording when read then it is whole, with the points its figures count and the notes it needs", arguments: [
         ("cerknicko-jezero.gpx", 296, []),
         ("etrex20x-car.gpx", 104, []),
@@ -40,7 +37,7 @@ struct CorpusTests {
         ("wahoo-elemnt-bolt.gpx", 1_101, []),
     ] as [(String, Int, [String])])
     func recording(file: String, points: Int, notes: [String]) throws {
-        let bytes = try [UInt8](Data(contentsOf: Self.folder.appendingPathComponent(file)))
+        let bytes = try Corpus.bytes(file)
         let reading = TrackFileReader.read(bytes)
         #expect(reading.isWhole)
         #expect(reading.problem(named: "x") == nil)
