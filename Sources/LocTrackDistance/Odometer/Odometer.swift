@@ -136,7 +136,10 @@ public struct Odometer: Sendable {
                 phase = .stationary(place)
                 return
             }
-            var departing = Departure(from: place, first: step.to, metresBefore: metres, secondsBefore: movingSeconds)
+            // The motion began at the first moving position; after a gap (a sparse logger),
+            // somewhere in the gap: its trip starts at the position before it.
+            var departing = Departure(
+                from: place, first: step.isGap ? step.from : step.to, metresBefore: metres, secondsBefore: movingSeconds)
             departing.take(step, first: true)
             phase = .departing(departing)
             checkOutside(step.to)
@@ -190,7 +193,8 @@ public struct Odometer: Sendable {
         if let since = departing.outsideSince, departing.outsidePositions >= OdometerRules.confirmPositions,
            sample.time.seconds(since: since) >= OdometerRules.confirmSeconds {
             // The trip starts at the first moving position: the step into it (from standing
-            // to moving, before the start) is the odometer's but not the trip's.
+            // to moving, before the start) is the odometer's but not the trip's, unless it was
+            // a gap (then the trip starts before it).
             let intoFirst = departing.intoFirst
             let firstMetres = intoFirst.byBoth + (intoFirst.metres(speedCheck.trust) ?? intoFirst.bySpeed)
             departure = departing.first.endpoint(odometer: departing.metresBefore + firstMetres, movingSeconds: departing.secondsBefore)
@@ -244,7 +248,8 @@ extension Odometer {
         /// Where the receiver stood before it started to move (positions within reach of
         /// it while departing still refine it).
         var place: StandingPlace
-        /// The first position of the motion.
+        /// The first position of the motion: the first moving one, or the one before it when
+        /// the step into that was a gap.
         let first: OdometerSample
         /// The odometer and its moving seconds before the motion.
         let metresBefore: Double
@@ -252,7 +257,8 @@ extension Odometer {
         /// What the steps covered since it stood, added when the motion is confirmed; the
         /// seconds from the first position on (the trip starts there).
         var covered = Covered()
-        /// What the step into the first position covered (in ``covered`` too).
+        /// What the step into the first moving position covered when that is before ``first``
+        /// (in ``covered`` too): not the trip's.
         var intoFirst = Covered()
         /// Their speeds and positions, for the speed check once the motion is confirmed.
         var window = SpeedCheck.Window()
@@ -269,7 +275,7 @@ extension Odometer {
 
         mutating func take(_ step: Step, first: Bool) {
             var stepCovered = step.covered
-            if first {
+            if first, !step.isGap {
                 stepCovered.seconds = 0
                 intoFirst = stepCovered
             }
