@@ -43,6 +43,21 @@ struct OdometerParkedTests {
         #expect(measured.naive >= scenario.naiveAtLeast)
     }
 
+    @Test("Given a parked hour sampled every 10 s or every 60 s, when the odometer reads it, then it gains at most 1 m",
+          arguments: cases, [10, 60])
+    func sparseParkedHourGainsAtMostOneMetre(_ scenario: Case, every seconds: Int) {
+        // A logger on a battery setting, or gpsd fed by a sparse source: the same receiver's
+        // fixes, one in `seconds` kept. Multipath bursts last 3 to 10 s: one fix of a burst,
+        // far off and fast, is then alone between fixes at the place.
+        let fixes = scenario.receiver.fixes(for: Drives.parkedHour(), seed: scenario.seed)
+        let kept = fixes.enumerated().filter { $0.offset % seconds == 0 }.map(\.element)
+        let measured = Measured(kept, truth: 0)
+        print("distance-figure: parked hour, a fix every \(seconds) s, \(scenario.testDescription): \(measured)")
+        #expect(measured.fixes == 3600 / seconds + 1)
+        #expect(measured.odometer <= 1)
+        #expect(TripRun(kept).trips.isEmpty)
+    }
+
     @Test("Given a parked hour with no speed in the fixes, when the odometer reads it, then white noise adds nothing but a wandering fix looks like a walk",
           arguments: [UInt64(1), 2, 3])
     func parkedHourWithoutSpeeds(_ seed: UInt64) {

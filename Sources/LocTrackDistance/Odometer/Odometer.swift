@@ -79,7 +79,9 @@ public struct Odometer: Sendable {
             if let previous {
                 sample.filterSpeed(after: previous, elapsed: elapsed)
                 let fallback = chordSpeed.speed(at: sample)
-                take(Step(from: previous, to: sample, elapsed: elapsed, trust: speedCheck.trust, chordSpeed: fallback))
+                take(Step(
+                    from: previous, to: sample, elapsed: elapsed, trust: speedCheck.trust,
+                    speedsTellMotion: speedCheck.disagreement == nil, chordSpeed: fallback))
             } else {
                 restart(at: sample)
             }
@@ -130,7 +132,7 @@ public struct Odometer: Sendable {
         case .unstarted:
             restart(at: step.to)
         case .stationary(var place):
-            guard step.isFast, step.isConsistent else {
+            guard step.isFast, step.isConsistent, !place.returnsHome(step.to) else {
                 // Standing, drifting or jumped: it stands here now.
                 place.take(step.to)
                 phase = .stationary(place)
@@ -144,7 +146,7 @@ public struct Odometer: Sendable {
             phase = .departing(departing)
             checkOutside(step.to)
         case .departing(var departing):
-            guard step.isFast, step.isConsistent else {
+            guard step.isFast, step.isConsistent, !departing.place.returnsHome(step.to) else {
                 var place = departing.place
                 place.take(step.to)
                 phase = .stationary(place)
@@ -157,7 +159,7 @@ public struct Odometer: Sendable {
             check(step)
             // Slow steps that carry the receiver beyond reach of where they began are motion
             // too: a hiker on a steep path, a car in a queue.
-            if step.isFast || stop.map({ !$0.place.contains(step.to) }) == true {
+            if step.isFast || stop.map({ $0.place.distance(to: step.to) > 2 * $0.place.separation(from: step.to) }) == true {
                 if let stop { count(stop.covered) }
                 count(step.covered)
                 phase = .moving(stop: nil)
@@ -190,8 +192,12 @@ public struct Odometer: Sendable {
             departing.outsideSince = departing.outsideSince ?? sample.time
             departing.outsidePositions += 1
         }
+        // A motion leads away: fixes that went out and came back (multipath bursts caught by
+        // a sparse logger) covered a path far longer than where they got to.
+        let leadsAway = departing.place.distance(to: sample) * OdometerRules.departureStraightness
+            >= departing.covered.byBoth + departing.covered.byChord
         if let since = departing.outsideSince, departing.outsidePositions >= OdometerRules.confirmPositions,
-           sample.time.seconds(since: since) >= OdometerRules.confirmSeconds {
+           sample.time.seconds(since: since) >= OdometerRules.confirmSeconds, leadsAway {
             // The trip starts at the first moving position: the step into it (from standing
             // to moving, before the start) is the odometer's but not the trip's, unless it was
             // a gap (then the trip starts before it).
@@ -304,14 +310,28 @@ extension Odometer {
         let from: OdometerSample
         let to: OdometerSample
         let elapsed: Double
-        /// Whether the receiver's speeds count (``SpeedCheck``): not once they disagreed.
+        /// Whether the receiver's speeds count for distance (``SpeedCheck``): not while the
+        /// windows say they disagree.
         let trust: SpeedCheck.Trust
+        /// Whether they tell moving from standing: unless most windows disagreed (a unit
+        /// error). One window that did (a multipath jump in it) does not make a parked
+        /// receiver's noise a walk.
+        let speedsTellMotion: Bool
         /// ``ChordSpeed``'s speed at `to`: the displacement over about ten seconds.
         let chordSpeed: Double
 
-        /// The receiver's speeds at the two ends, when `to` has one and they may count.
+        /// The receiver's speeds at the two ends, when `to` has one and they count for distance.
         var receiverSpeeds: (from: Double, to: Double)? {
-            guard trust != .distrusted, let speed = to.receiverSpeed else { return nil }
+            trust == .distrusted ? nil : speeds
+        }
+
+        /// The receiver's speeds at the two ends, when `to` has one and they tell motion.
+        var motionSpeeds: (from: Double, to: Double)? {
+            speedsTellMotion ? speeds : nil
+        }
+
+        private var speeds: (from: Double, to: Double)? {
+            guard let speed = to.receiverSpeed else { return nil }
             return (from.receiverSpeed ?? speed, speed)
         }
 
@@ -329,12 +349,17 @@ extension Odometer {
 
         var isFast: Bool {
             let moving = OdometerRules.movingSpeed
-            let speed = receiverSpeeds?.to ?? chordSpeed
-            if speed >= moving { return true }
-            // A long step's ends say little: the chord itself, beyond both error circles.
-            guard isGap else { return false }
+            guard isGap, let speeds = motionSpeeds else { return (motionSpeeds?.to ?? chordSpeed) >= moving }
+            // A long step's ends say little either way (a bike at a red light after 500 m; a
+            // parked receiver's Doppler noise over 0.5 m/s): the chord must cover the step at a
+            // moving speed too, and leave both error circles, twice as far when the speeds at
+            // both ends say standing (a parked receiver's fix wanders meanwhile).
             let chord = chord
-            return chord > from.separation(from: to) && chord >= moving * elapsed
+            guard chord >= moving * elapsed else { return false }
+            if speeds.to >= moving { return true }
+            var reach = from.separation(from: to)
+            if speeds.from < moving { reach *= 2 }
+            return chord > reach
         }
 
         /// Whether the speeds explain the step: its chord is no longer than the speeds allow
@@ -342,7 +367,15 @@ extension Odometer {
         /// plausibility is known.
         var isConsistent: Bool {
             guard isPlausible else { return false }
-            guard !isGap, let speeds = receiverSpeeds else { return true }
+            guard let speeds = motionSpeeds else { return true }
+            if isGap {
+                // Across a gap the speeds at its ends bound the mean speed between them only
+                // through what a vehicle can do meanwhile: speed up and slow down again at
+                // ``OdometerRules/maximumAcceleration``. A fix 177 m from one 10 s before, both
+                // at 2 to 4 m/s, is a multipath jump; 500 m in 60 s between two red lights is not.
+                let headroom = OdometerRules.maximumAcceleration * elapsed / 4
+                return chord <= ((speeds.from + speeds.to) / 2 + headroom) * elapsed + from.largerRadius(to)
+            }
             let fastest = max(speeds.from, speeds.to)
             return chord <= OdometerRules.jumpFactor * fastest * elapsed + from.largerRadius(to)
         }

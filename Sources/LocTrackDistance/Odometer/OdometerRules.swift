@@ -16,6 +16,9 @@ enum OdometerRules {
     static let confirmPositions = 3
     /// ... for at least this long (so that 5 Hz receivers hold as long as 1 Hz ones).
     static let confirmSeconds = 2.0
+    /// ... and once it got at least 1 / this of its path's length away from where it stood:
+    /// a departure leads away, a multipath burst goes out and comes back.
+    static let departureStraightness = 5.0
     /// A stop is confirmed once this many positions in a row are slow ...
     static let stopPositions = 3
     /// ... for at least this long.
@@ -56,6 +59,10 @@ enum OdometerRules {
     /// fix only, replaced by the previous fix's speed.
     static let glitchFactor = 3.0
     static let glitchMargin = 3.0
+
+    /// What a vehicle can do to its speed (m/s²), to judge a gap against the speeds at its
+    /// ends: a hard car acceleration; a cyclist or a walker does less.
+    static let maximumAcceleration = 4.0
 
     /// Points without a speed (GPX from other programs) are judged by their displacement
     /// over about this many seconds: a single step of noise says nothing.

@@ -14,6 +14,18 @@ struct StandingPlace: Sendable {
     /// The time of the newest position taken in.
     private(set) var time: Timestamp
     private var weight = 1.0
+    /// The settled place a jump left, while the place it jumped to is not settled: a fix
+    /// back within reach of it shows that the jump was one (a multipath burst caught by a
+    /// logger writing every 10 s, whose way back looks like a departure).
+    private var home: Home?
+
+    struct Home: Sendable {
+        let latitude: Double
+        let longitude: Double
+        let radius: Double
+        let weight: Double
+        let time: Timestamp
+    }
 
     init(_ sample: OdometerSample) {
         latitude = sample.latitude
@@ -42,11 +54,27 @@ struct StandingPlace: Sendable {
     /// Takes `sample` into the mean when it is within reach of it; otherwise the receiver
     /// stands at `sample` now (it drifted, or jumped).
     mutating func take(_ sample: OdometerSample) {
-        guard contains(sample) else {
-            self = StandingPlace(sample)
-            return
+        if contains(sample) { return merge(sample) }
+        if returnsHome(sample), let home {
+            latitude = home.latitude
+            longitude = home.longitude
+            radius = home.radius
+            weight = home.weight
+            time = home.time
+            self.home = nil
+            return merge(sample)
         }
-        merge(sample)
+        let left = isSettled ? Home(latitude: latitude, longitude: longitude, radius: radius, weight: weight, time: time) : home
+        self = StandingPlace(sample)
+        home = left
+    }
+
+    /// Whether `sample` is back within reach of the settled place a jump left, while the
+    /// place jumped to is not settled yet.
+    func returnsHome(_ sample: OdometerSample) -> Bool {
+        guard !isSettled, let home else { return false }
+        let distance = GreatCircle.distance(home.latitude, home.longitude, sample.latitude, sample.longitude)
+        return distance <= home.radius + sample.radius
     }
 
     /// Takes `sample`, within reach, into the mean while the place is still being found;
