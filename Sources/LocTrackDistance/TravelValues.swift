@@ -48,8 +48,8 @@ public struct OdometerReading: Sendable, Equatable {
     /// Seconds spent in confirmed motion so far (counted as the metres are: a stop's slow
     /// positions leave them out), from the odometer's start.
     public var movingSeconds: Double
-    /// Whether the receiver's speeds agree with its positions (no unit error found), so that
-    /// a maximum speed may come from them.
+    /// Whether the receiver's speeds agree with its positions as far as the odometer knows
+    /// (no window found a unit error), so that a maximum speed may come from them.
     public var speedsAgree: Bool
 
     public init(metres: Double, moving: Bool, departure: TripEndpoint? = nil, movingSeconds: Double = 0, speedsAgree: Bool = true) {

@@ -8,6 +8,10 @@ struct OdometerSample: Sendable {
     /// The receiver's speed (m/s); nil when it reported none or an unusable one. A single
     /// glitch is replaced (``filterSpeed(after:elapsed:)``).
     private(set) var receiverSpeed: Double?
+    /// The speed as the receiver reported it, glitch or not: the next fix is judged against
+    /// it, so that a sustained change (a unit error from the start, a hard acceleration) is
+    /// no glitch.
+    let reportedSpeed: Double?
     /// The error circle's radius in metres (``OdometerRules/radius(_:)``).
     let radius: Double
 
@@ -18,6 +22,7 @@ struct OdometerSample: Sendable {
         latitude = point.latitude
         longitude = point.longitude
         receiverSpeed = point.usableSpeed
+        reportedSpeed = receiverSpeed
         radius = OdometerRules.radius(point.horizontalError)
     }
 
@@ -36,7 +41,7 @@ struct OdometerSample: Sendable {
     /// Replaces a speed that is a glitch beside `previous` (``SpeedCheck/filtered(_:after:chord:elapsed:)``).
     mutating func filterSpeed(after previous: OdometerSample, elapsed: Double) {
         guard let speed = receiverSpeed else { return }
-        receiverSpeed = SpeedCheck.filtered(speed, after: previous.receiverSpeed, chord: previous.distance(to: self), elapsed: elapsed)
+        receiverSpeed = SpeedCheck.filtered(speed, after: previous.reportedSpeed, chord: previous.distance(to: self), elapsed: elapsed)
     }
 
     func endpoint(odometer: Double, movingSeconds: Double) -> TripEndpoint {

@@ -129,7 +129,8 @@ struct SpeedCheck: Sendable {
         judged += 1
         if !agrees {
             disagreed += 1
-            disagreeingRatios += window.displacement > 0 ? min(window.speedMetres / window.displacement, 1000) : 1000
+            let displacement = window.displacementToLast
+            disagreeingRatios += displacement > 0 ? min(window.speedMetres / displacement, 1000) : 1000
         }
         // The first verdict decides; after it, trust changes only when two windows in a row
         // say so: a unit error is sustained, a window with a multipath jump in it is not.
@@ -138,7 +139,7 @@ struct SpeedCheck: Sendable {
     }
 
     /// The speed to take for a fix: its own, unless it is a single glitch (far above the
-    /// previous fix's and the step's chord speed), then the previous fix's.
+    /// speed the previous fix reported and the step's chord speed), then the previous fix's.
     static func filtered(_ speed: Double, after previous: Double?, chord: Double, elapsed: Double) -> Double {
         let chordSpeed = elapsed > 0 ? chord / elapsed : 0
         let neighbourhood = max(previous ?? chordSpeed, chordSpeed)

@@ -7,8 +7,8 @@ struct RecentPositions: Sendable {
         var time: Timestamp
         var latitude: Double
         var longitude: Double
-        /// The fastest speed among the positions this entry stands for (m/s), if any had one.
-        var speed: Double?
+        /// The fastest speeds among the positions this entry stands for (m/s), both ways.
+        var speed = TripDetector.Speeds()
     }
 
     private var entries: [Entry] = []
@@ -24,7 +24,7 @@ struct RecentPositions: Sendable {
         if entries.count > start, let newest = entries.last, entry.time.seconds(since: newest.time) < TripRules.windowSpacing {
             // Within the spacing of the newest entry: the window keeps that one's position
             // (one every 0.25 s is plenty for a 200 m rule) and the faster of the speeds.
-            entries[entries.count - 1].speed = Self.faster(newest.speed, entry.speed)
+            entries[entries.count - 1].speed.take(entry.speed)
         } else {
             entries.append(entry)
         }
@@ -38,9 +38,9 @@ struct RecentPositions: Sendable {
     }
 
     /// Notes the speed the newest position turned out to have (judged once the next came).
-    mutating func noteNewest(speed: Double) {
+    mutating func noteNewest(speed: TripDetector.Speeds) {
         guard entries.count > start else { return }
-        entries[entries.count - 1].speed = Self.faster(entries[entries.count - 1].speed, speed)
+        entries[entries.count - 1].speed.take(speed)
     }
 
     /// Whether every position in the window is within `metres` of the given position.
@@ -49,13 +49,9 @@ struct RecentPositions: Sendable {
     }
 
     /// The fastest speed of the positions at or after `time`.
-    func fastest(since time: Timestamp) -> Double? {
-        entries[start...].reduce(nil) { fastest, entry in entry.time >= time ? Self.faster(fastest, entry.speed) : fastest }
-    }
-
-    static func faster(_ a: Double?, _ b: Double?) -> Double? {
-        guard let a else { return b }
-        guard let b else { return a }
-        return max(a, b)
+    func fastest(since time: Timestamp) -> TripDetector.Speeds {
+        entries[start...].reduce(into: TripDetector.Speeds()) { fastest, entry in
+            if entry.time >= time { fastest.take(entry.speed) }
+        }
     }
 }

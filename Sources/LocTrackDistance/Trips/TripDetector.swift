@@ -60,11 +60,11 @@ public struct TripDetector: Sendable {
             }
         }
         let current = NeighbourPoint(point)
-        if let previous { judgeSpeed(of: previous, before: beforePrevious, after: current, speedsAgree: reading.speedsAgree) }
+        if let previous { judgeSpeed(of: previous, before: beforePrevious, after: current) }
         let advanced = reading.moving
             && (reading.movingSeconds > (previousReading?.movingSeconds ?? reading.movingSeconds)
                 || reading.metres > (previousReading?.metres ?? reading.metres))
-        recent.append(.init(time: point.time, latitude: point.latitude, longitude: point.longitude, speed: nil))
+        recent.append(.init(time: point.time, latitude: point.latitude, longitude: point.longitude))
         beforePrevious = previous
         previous = current
         previousReading = reading
@@ -87,8 +87,9 @@ public struct TripDetector: Sendable {
     }
 
     /// The speed `point` had, as far as its neighbours bear it out, noted for the maximum.
-    private mutating func judgeSpeed(of point: NeighbourPoint, before: NeighbourPoint?, after: NeighbourPoint, speedsAgree: Bool) {
-        guard let speed = point.consistentSpeed(before: before, after: after, speedsAgree: speedsAgree) else { return }
+    private mutating func judgeSpeed(of point: NeighbourPoint, before: NeighbourPoint?, after: NeighbourPoint) {
+        let speed = point.consistentSpeed(before: before, after: after)
+        guard speed.bySpeed != nil || speed.byChord != nil else { return }
         recent.noteNewest(speed: speed)
         candidate?.note(speed: speed, at: point.time)
         trip?.note(speed: speed, at: point.time)
@@ -162,11 +163,14 @@ extension TripDetector {
         let device: String?
         /// The last position at which the odometer advanced.
         private(set) var end: TripEndpoint
-        /// The fastest speed so far, and as of ``end``.
-        private var fastest: Double?
-        private var fastestAtEnd: Double?
+        /// The fastest speeds so far, and as of ``end``.
+        private var fastest: Speeds
+        private var fastestAtEnd: Speeds
+        /// Whether the receiver's speeds agreed with its positions at the last position: the
+        /// maximum comes from them then, else from the chords.
+        private var speedsAgree = true
 
-        init(start: TripEndpoint, fastest: Double?, device: String?) {
+        init(start: TripEndpoint, fastest: Speeds, device: String?) {
             self.start = start
             self.end = start
             self.fastest = fastest
@@ -175,12 +179,13 @@ extension TripDetector {
         }
 
         /// A position's speed, judged once the position after it came.
-        mutating func note(speed: Double, at time: Timestamp) {
-            fastest = RecentPositions.faster(fastest, speed)
-            if time <= end.time { fastestAtEnd = RecentPositions.faster(fastestAtEnd, speed) }
+        mutating func note(speed: Speeds, at time: Timestamp) {
+            fastest.take(speed)
+            if time <= end.time { fastestAtEnd.take(speed) }
         }
 
         mutating func note(_ point: TrackPoint, reading: OdometerReading, advanced: Bool) {
+            speedsAgree = reading.speedsAgree
             if advanced {
                 end = TripEndpoint(time: point.time, latitude: point.latitude, longitude: point.longitude, odometer: reading.metres,
                                    movingSeconds: reading.movingSeconds)
@@ -194,13 +199,32 @@ extension TripDetector {
         /// stopped: what waited for its speed check (``Odometer/speedDisagreement``) belongs
         /// to the motion.
         mutating func settle(_ reading: OdometerReading) {
+            speedsAgree = reading.speedsAgree
             if reading.metres > end.odometer { end.odometer = reading.metres }
         }
 
         var summary: TripSummary {
             var summary = TripSummary(start: start, end: end, distance: max(0, end.odometer - start.odometer), maxSpeed: 0, device: device)
-            summary.maxSpeed = max(fastestAtEnd ?? 0, summary.averageSpeed)
+            let fastest = (speedsAgree ? fastestAtEnd.bySpeed : nil) ?? fastestAtEnd.byChord ?? 0
+            summary.maxSpeed = max(fastest, summary.averageSpeed)
             return summary
+        }
+    }
+
+    /// A position's speed two ways: the receiver's, and the chords'; the fastest of each.
+    struct Speeds: Sendable, Equatable {
+        var bySpeed: Double?
+        var byChord: Double?
+
+        mutating func take(_ other: Speeds) {
+            bySpeed = Self.faster(bySpeed, other.bySpeed)
+            byChord = Self.faster(byChord, other.byChord)
+        }
+
+        static func faster(_ a: Double?, _ b: Double?) -> Double? {
+            guard let a else { return b }
+            guard let b else { return a }
+            return max(a, b)
         }
     }
 
@@ -225,23 +249,25 @@ extension TripDetector {
             return GreatCircle.distance(latitude, longitude, other.latitude, other.longitude) / elapsed
         }
 
-        /// The speed at this position that its neighbours bear out, or nil:
-        /// - the receiver's, when its speeds agree with its positions and it is no more than
-        ///   ``TripRules/neighbourSpeedFactor`` × the neighbours' (their speeds, else their
-        ///   chord speeds) + ``TripRules/neighbourSpeedMargin``: a spike of one fix is not;
-        /// - else the chord speeds into and out of it, the slower, and no more than the chord
-        ///   speed across it (from `before` to `after`) allows: a jump out and back is fast
-        ///   both ways and slow across.
-        func consistentSpeed(before: NeighbourPoint?, after: NeighbourPoint, speedsAgree: Bool) -> Double? {
+        /// The speed at this position that its neighbours bear out, both ways:
+        /// - the receiver's, when it is no more than ``TripRules/neighbourSpeedFactor`` × the
+        ///   neighbours' (their speeds, else their chord speeds) + ``TripRules/neighbourSpeedMargin``:
+        ///   a spike of one fix is not;
+        /// - the slowest of the chord speeds into it, out of it and across it (from `before`
+        ///   to `after`): a jump out and back is fast both ways and slow across.
+        func consistentSpeed(before: NeighbourPoint?, after: NeighbourPoint) -> Speeds {
             let into = before?.chordSpeed(to: self)
             let out = chordSpeed(to: after)
-            if speedsAgree, let speed {
+            var speeds = Speeds()
+            if let speed {
                 let neighbours = max(before.flatMap { $0.speed ?? into } ?? 0, after.speed ?? out ?? 0)
-                return speed <= TripRules.neighbourSpeedFactor * neighbours + TripRules.neighbourSpeedMargin ? speed : nil
+                if speed <= TripRules.neighbourSpeedFactor * neighbours + TripRules.neighbourSpeedMargin { speeds.bySpeed = speed }
             }
-            guard let before, let into, let out, let across = before.chordSpeed(to: after) else { return nil }
-            let speed = min(into, out, TripRules.neighbourSpeedFactor * across + TripRules.neighbourSpeedMargin)
-            return speed <= OdometerRules.maximumPlausibleSpeed ? speed : nil
+            if let before, let into, let out, let across = before.chordSpeed(to: after) {
+                let chords = min(into, out, across)
+                if chords <= OdometerRules.maximumPlausibleSpeed { speeds.byChord = chords }
+            }
+            return speeds
         }
     }
 }
