@@ -1,7 +1,8 @@
 package import Foundation
 package import LocTrack
 
-/// A generated NMEA 0183 log with known values, one epoch per second, and the
+/// A generated NMEA 0183 log with known values, one epoch per second (or per
+/// `interval` seconds: a receiver in a power-save mode, a sparse source), and the
 /// values gpsd 3.22 reports for it.
 ///
 /// Every epoch is written as `GSA`, `GST` (when the epoch has one), `RMC`,
@@ -91,11 +92,17 @@ package struct NMEALog: Sendable, Hashable {
     package let start: Timestamp
     /// The sentences of every epoch, in order (GST only where an epoch has one).
     package let sentences: [Sentence]
+    /// Seconds of receiver time from one epoch to the next.
+    package let interval: Int64
 
-    package init(epochs: [Epoch], start: Timestamp = NMEALog.defaultStart, sentences: [Sentence] = [.gsa, .gst, .rmc, .gga]) {
+    package init(
+        epochs: [Epoch], start: Timestamp = NMEALog.defaultStart, sentences: [Sentence] = [.gsa, .gst, .rmc, .gga],
+        interval: Int64 = 1
+    ) {
         self.epochs = epochs
         self.start = start
         self.sentences = sentences
+        self.interval = interval
     }
 
     // MARK: - Ready-made logs
@@ -131,7 +138,7 @@ package struct NMEALog: Sendable, Hashable {
 
     /// The time of epoch `index`.
     package func time(ofEpoch index: Int) -> Timestamp {
-        Timestamp(seconds: start.seconds + Int64(index), nanoseconds: start.nanoseconds)
+        Timestamp(seconds: start.seconds + Int64(index) * interval, nanoseconds: start.nanoseconds)
     }
 
     /// The sentences of epoch `index`, each `$…*HH\r\n`.
