@@ -41,6 +41,8 @@ final class GPXPointWalk {
     private var depth = 0
     private var point: PointInProgress?
     private var capture: (field: Field, depth: Int, text: [UInt8])?
+    /// The points' times, read with the last date's midnight kept (a track's points share their date).
+    private var times = RecordedTime.Reader()
 
     static func from(_ context: UnsafeMutableRawPointer) -> GPXPointWalk {
         Unmanaged<GPXPointWalk>.fromOpaque(context).takeUnretainedValue()
@@ -135,7 +137,7 @@ final class GPXPointWalk {
             return .unreadable("lon \"\(longitudeText.prefix(40))\" is not a number")
         }
         guard let timeText = point.time else { return .unreadable("a trkpt without a <time>") }
-        guard let time = RecordedTime.timestamp(timeText) else {
+        guard let time = times.timestamp(timeText) else {
             return .unreadable("time \"\(timeText.trimmingBlanks().prefix(40))\" is not an ISO 8601 time")
         }
         return .checked(
