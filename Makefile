@@ -46,7 +46,8 @@
 #                         (2024.3.3 in .build-ha/venv), a real mosquitto and gpsfake (scripts/ha/)
 #   make ha-deps          only the Home Assistant venv (.build-ha/venv)
 #   make bench            loctrack against the C libgps client, its Swift port, gpspipe,
-#                         gpspipe | jq and python's gps client (make bench-smoke: toy sizes, for CI)
+#                         gpspipe | jq and python's gps client, `loctrack trips` against gpxpy
+#                         (make bench-smoke: toy sizes, for CI)
 #   Each is described with its variables further down.
 #
 # Longer shell logic lives in scripts/, not here.
@@ -274,13 +275,16 @@ conformance: build
 #                        without loctrack-serve fails the serve parts);
 #                        serve-tiles (`serve --tiles-file` against nginx serving the same tiles as
 #                        files, wrk with 8 connections, a hot list of 400 tiles and a wide one of
-#                        20,000, 10 s a run; wrk and nginx-light installed by bench-deps, about 60 s).
+#                        20,000, 10 s a run; wrk and nginx-light installed by bench-deps, about 60 s);
+#                        trips (`loctrack trips` on a day of JSON lines, 86,400 TPVs, and on a GPX of
+#                        100,000 points, against gpxpy, from PyPI into .build-bench/venv, and a json.loads
+#                        + haversine loop: wall time, CPU, peak RSS; target ≤ 0.2 s for the day; ~40 s).
 #                        Prints the table and writes Benchmarks/results/latest.md.
 #                        BENCH_FLAGS='--rounds 7 --only flood,once,monitor ...' (run.py --help).
 #   make bench-smoke     the same at toy sizes (about 40 s on 2 cores, monitor: 200 polygons, ~1 s; publish:
 #                        500 messages, fleet: 5 trackers for 2 s, ~4 s together; traccar: 500
 #                        positions, 50 curl processes, a few seconds; serve-tiles: 100 and 2,000 tiles,
-#                        2 s a run; table in
+#                        2 s a run; trips: 5,000 points each, once; table in
 #                        Benchmarks/bin/smoke.md):
 #                        fails if something does not build, run or print the right fixes, and if a
 #                        tool is missing: it installs every tool, so it leaves nothing out.
@@ -302,6 +306,8 @@ BENCH_FLAGS ?=
 .PHONY: bench bench-smoke bench-build bench-tools bench-deps
 bench-build: deps test-deps
 	$(SWIFT) build -c release --product loctrack --scratch-path $(BENCH_SCRATCH) $(SWIFT_BUILD_FLAGS)
+	@# The trips part runs `loctrack trips`, which is the program beside loctrack.
+	$(SWIFT) build -c release --product loctrack-trips --scratch-path $(BENCH_SCRATCH) $(SWIFT_BUILD_FLAGS)
 	@mkdir -p $(BENCH_BIN)
 	$(BENCH_CC) $(BENCH_CFLAGS) -o $(BENCH_BIN)/flood_gpsd $(FLOOD_GPSD_SRC)
 	$(BENCH_CC) $(BENCH_CFLAGS) -o $(BENCH_BIN)/gpsclient Benchmarks/c-client/gpsclient.c \

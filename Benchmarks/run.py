@@ -55,6 +55,11 @@ Workloads:
              second, CPU per position, and how busy the stand-in was (its ceiling); and `stream` with
              --odometer against without on both floods, CPU per fix (bench/traccar.py). A loctrack whose
              stream --help lacks http:// or --odometer fails the part (curl's rows are still measured).
+  trips      `loctrack trips` on a day of recorded JSON lines (86,400 TPV lines) and on a GPX of 100,000
+             points, one fixed-seed drive (bench/drive.py), against gpxpy (parse, length_2d, get_moving_data;
+             PyPI, in .build-bench/venv, which the part makes) on the GPX and a json.loads + haversine loop
+             on the JSON lines: wall time, CPU, peak RSS; target: the day in ≤ 0.2 s (bench/trips.py).
+             Needs loctrack-trips beside loctrack (`make bench-build`; without it the part fails).
   serve-day  86,400 fixes (a day at 1 Hz) kept by `loctrack serve`, the page loaded in headless
              Chromium: its loadMs (target 1 s) and JavaScript heap (target 100 MB).
   serve-tiles  tiles from an MBTiles file by `loctrack serve --tiles-file` against nginx (nginx-light)
@@ -66,7 +71,7 @@ Workloads:
              also chromium, chromium-driver and python3-selenium, serve-tiles wrk and nginx-light (`make
              bench` installs them; without them they are left out with a note, and a smoke run fails).
 
-Usage: run.py [--smoke] [--rounds N] [--only flood,steady,once,once-warm,once-cold,long,monitor,record,publish,fleet,serve,serve-tiles] ...
+Usage: run.py [--smoke] [--rounds N] [--only flood,steady,once,once-warm,once-cold,long,monitor,record,publish,fleet,trips,serve,serve-tiles] ...
        (run.py --help lists every option)
 Exit status: 0 when every run completed and every correctness check passed (missed targets
 and timing-dependent oddities on a loaded machine are reported, not failed), 1 otherwise: also
@@ -101,10 +106,11 @@ from bench import serve  # noqa: E402
 from bench.steady import run_steady  # noqa: E402
 from bench import tiles  # noqa: E402
 from bench.traccar import TRACCAR_CHECKS, run_traccar, traccar_section  # noqa: E402
+from bench.trips import TRIPS_CHECKS, run_trips, trips_section  # noqa: E402
 
 BIN = os.path.join(HERE, "bin")
 PARTS = ("flood", "steady", "once-warm", "once-cold", "long", "monitor", "record", "publish", "fleet", "traccar",
-         "serve-sse", "serve-day", "serve-tiles")
+         "trips", "serve-sse", "serve-day", "serve-tiles")
 
 
 def options():
@@ -126,6 +132,9 @@ def options():
                         "(default 10,000; smoke: 500)")
     parser.add_argument("--traccar-loop", type=int, default=None, help="positions of its curl-per-position loop "
                         "(default 1,000; smoke: 50)")
+    parser.add_argument("--trips-fixes", type=int, default=86_400, help="TPV lines of the trips part's JSON lines "
+                        "file (a day at 1 Hz)")
+    parser.add_argument("--trips-gpx-points", type=int, default=100_000, help="points of the trips part's GPX")
     parser.add_argument("--serve-streams", type=int, default=100, help="event streams of the serve-sse part")
     parser.add_argument("--serve-stalled", type=int, default=10, help="of them, how many stop reading (its 2nd run)")
     parser.add_argument("--serve-seconds", type=float, default=30, help="how long serve-sse's 10 Hz run lasts")
@@ -145,7 +154,7 @@ def options():
                              "median needs more rounds than the driver's spawn jitter)")
     parser.add_argument("--once-max-age", type=float, default=2, help="loctrack once --max-age")
     parser.add_argument("--rates", default="1,10")
-    parser.add_argument("--only", default="flood,steady,once,long,monitor,record,publish,fleet,traccar,serve",
+    parser.add_argument("--only", default="flood,steady,once,long,monitor,record,publish,fleet,traccar,trips,serve",
                         help="any of " + ", ".join(PARTS) + "; once means both once-warm and once-cold, serve the three serve parts")
     parser.add_argument("--loctrack", default=os.environ.get("LOCTRACK",
                                                              os.path.join(ROOT, ".build/release/loctrack")))
@@ -166,6 +175,7 @@ def options():
         opts.publish_messages = opts.publish_messages or 500
         opts.fleet_devices, opts.fleet_seconds = 5, 2
         opts.traccar_fixes, opts.traccar_loop = opts.traccar_fixes or 500, opts.traccar_loop or 50
+        opts.trips_fixes, opts.trips_gpx_points = 5_000, 5_000
         opts.serve_streams, opts.serve_stalled, opts.serve_seconds = 10, 1, 3
         opts.serve_day_fixes, opts.serve_day_rounds, opts.serve_stall_cap = 5_000, 1, 30
         opts.tiles_seconds, opts.tiles_hot, opts.tiles_wide = 2, 100, 2_000
@@ -242,6 +252,7 @@ def main() -> int:
         published = run_publish(opts, workdir) if "publish" in opts.only else None
         fleet = run_fleet(opts, workdir) if "fleet" in opts.only else None
         traccar = run_traccar(opts, workdir) if "traccar" in opts.only else None
+        trips = run_trips(opts, workdir) if "trips" in opts.only else None
         served = serve.run_serve_sse(opts, workdir) if "serve-sse" in opts.only else None
         day = serve.run_serve_day(opts, workdir) if "serve-day" in opts.only else None
         chart = tiles.run_serve_tiles(opts, workdir) if "serve-tiles" in opts.only else None
@@ -249,10 +260,11 @@ def main() -> int:
                 + (publish_section(opts, published) if published else [])
                 + (fleet_section(opts, fleet) if fleet else [])
                 + (traccar_section(opts, traccar) if traccar else [])
+                + (trips_section(opts, trips) if trips else [])
                 + (serve.serve_section(opts, served, day) if served or day else [])
                 + (tiles.tiles_section(opts, chart) if chart else []))
     checked = ([MONITOR_CHECKS] if monitor else []) + ([RECORD_CHECKS] if record else []) + ([PUBLISH_CHECKS] if published else []) + \
-        ([FLEET_CHECKS] if fleet else []) + ([TRACCAR_CHECKS] if traccar else []) + \
+        ([FLEET_CHECKS] if fleet else []) + ([TRACCAR_CHECKS] if traccar else []) + ([TRIPS_CHECKS] if trips else []) + \
         ([serve.SERVE_CHECKS] if served or day else []) + ([tiles.TILES_CHECKS] if chart else [])
     table = report(opts, clients, floods, steady, warm, cold, long, sections, checked)
     print(table)

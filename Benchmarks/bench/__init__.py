@@ -11,6 +11,8 @@
   monitor    `monitor run` with 10,000 polygons against `stream` on the floods
   serve      `loctrack serve`: event streams, a day's track in the browser
   tiles      `loctrack serve --tiles-file` against nginx, by wrk (nginx.py, wrk.py, tile_paths.lua)
+  trips      `loctrack trips` on a day of JSON lines and a long GPX against gpxpy and a json.loads loop
+  drive      the trips part's fixed-seed drive, written as JSON lines and as GPX
   report     the markdown table
 
 Child processes, ports and the mosquitto broker are the test tools' (scripts/support/processes.py,

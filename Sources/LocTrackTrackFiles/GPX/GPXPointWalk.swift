@@ -34,6 +34,8 @@ final class GPXPointWalk: XMLTrackWalk {
     private var trackPoints = 0
     private var routes = 0
     private var waypoints = 0
+    /// The points' times, read with the last date's midnight kept (a track's points share their date).
+    private var times = RecordedTime.Reader()
 
     func start(_ element: XMLElementStart) -> Bool {
         guard let current = point else {
@@ -105,7 +107,7 @@ final class GPXPointWalk: XMLTrackWalk {
             return .unreadable("lon \"\(longitudeText.prefix(40))\" is not a number")
         }
         guard let timeText = point.time, !timeText.trimmingBlanks().isEmpty else { return .untimed }
-        guard let time = RecordedTime.timestamp(timeText) else {
+        guard let time = times.timestamp(timeText) else {
             return .unreadable("time \"\(timeText.trimmingBlanks().prefix(40))\" is not an ISO 8601 time")
         }
         return .checked(
