@@ -61,8 +61,10 @@ struct LiveDistanceTests {
         let trip = try #require(distance.trip)
         #expect(trip.time.seconds >= TestFixes.start + 59 && trip.time.seconds <= TestFixes.start + 61,
                 "the trip starts where the motion began, not where 200 m confirmed it: \(trip.time)")
-        // About one announcement per metre-changing fix while driving: never one per parked fix.
-        #expect(announced >= 55 && announced <= 62, "\(announced)")
+        // About one announcement per metre-changing fix while driving, never one per parked fix;
+        // the first 100 m wait for the speed check's first verdict (docs/distance.md), so
+        // about ten fewer.
+        #expect(announced >= 45 && announced <= 62, "\(announced)")
         let json = try Self.json(distance)
         let tripJSON = try #require(json["trip"] as? [String: Any])
         #expect(tripJSON["start"] as? String == trip.time.iso8601)
