@@ -4,7 +4,7 @@ import LocTrackSystem
 /// `loctrack trips`: its words were parsed into ``TripsOptions``; the reading is the program
 /// `loctrack-trips`, which this process becomes (exec), handed the files and the format
 /// (decided here: text on a terminal, else JSON), so that `loctrack` itself never loads
-/// libxml2 (docs/trips.md).
+/// libxml2 (docs/usage.md#trips, docs/distance.md).
 struct TripsCommand {
     let options: TripsOptions
     let stdoutIsTerminal: Bool

@@ -1,6 +1,6 @@
 /// How `loctrack trips` writes its trips.
 public enum TripsFormat: String, CaseIterable, Equatable, Sendable {
-    /// One `TRIP` object per line (docs/trips.md).
+    /// One `TRIP` object per line (docs/distance.md#loctrack-trips).
     case json
     /// One readable line per trip, then the totals.
     case text
