@@ -118,9 +118,7 @@ enum NaiveSum {
     }
 
     static func haversine(_ lat1: Double, _ lon1: Double, _ lat2: Double, _ lon2: Double) -> Double {
-        let r = Double.pi / 180
-        let a = pow(sin((lat2 - lat1) * r / 2), 2) + cos(lat1 * r) * cos(lat2 * r) * pow(sin((lon2 - lon1) * r / 2), 2)
-        return 2 * 6_371_008.8 * atan2(a.squareRoot(), (1 - a).squareRoot())
+        Haversine.metres(lat1, lon1, lat2, lon2)
     }
 }
 

@@ -1,6 +1,7 @@
 import Foundation
 import LocTrack
 import LocTrackDistance
+import LocTrackTestSupport
 import LocTrackTrackFiles
 
 /// The real recordings of `Fixtures/corpus/` (SOURCES.md: where each is from, its device and
@@ -49,10 +50,7 @@ enum Corpus {
     }
 
     static func haversine(_ a: TrackPoint, _ b: TrackPoint) -> Double {
-        let r = Double.pi / 180
-        let h = pow(sin((b.latitude - a.latitude) * r / 2), 2)
-            + cos(a.latitude * r) * cos(b.latitude * r) * pow(sin((b.longitude - a.longitude) * r / 2), 2)
-        return 2 * 6_371_008.8 * atan2(h.squareRoot(), (1 - h).squareRoot())
+        Haversine.metres(a.latitude, a.longitude, b.latitude, b.longitude)
     }
 }
 
