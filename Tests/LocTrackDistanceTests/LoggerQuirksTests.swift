@@ -8,22 +8,6 @@ import Testing
 /// (an average above the maximum, a trip longer than its chords) checked as properties.
 @Suite("Odometer and trips: what loggers write")
 struct LoggerQuirksTests {
-    /// A ride of some 40 minutes: legs at 4 to 9 m/s with turns, stops at lights.
-    static func ride(seed: UInt64) -> Trajectory {
-        var random = SplitMix64(seed: seed)
-        var path = Trajectory()
-        path.stand(60)
-        for _ in 0..<10 {
-            path.turn(by: random.uniform(-.pi / 2, .pi / 2))
-            path.reach(random.uniform(4, 9), acceleration: 1)
-            path.cruise(random.uniform(60, 240), turn: random.uniform(-0.01, 0.01))
-            path.stop(deceleration: 1.5)
-            path.stand(random.uniform(10, 60))
-        }
-        path.stand(120)
-        return path
-    }
-
     static func scaled(_ fixes: [TrackPoint], by factor: Double) -> [TrackPoint] {
         fixes.map { fix in
             var scaled = fix
@@ -37,7 +21,7 @@ struct LoggerQuirksTests {
             ("cm/s", 100.0), ("km/h", 3.6), ("mph", 2.237), ("knots", 1.944), ("m/s read as km/h", 1 / 3.6), ("half", 0.5),
           ])
     func speedsInAnotherUnit(unit: String, factor: Double) {
-        let path = Self.ride(seed: 51)
+        let path = Drives.ride(seed: 51)
         let fixes = Self.scaled(Drives.typicalReceiver.fixes(for: path, seed: 51), by: factor)
         var odometer = Odometer()
         for fix in fixes { _ = odometer.add(fix) }
@@ -59,7 +43,7 @@ struct LoggerQuirksTests {
     @Test("Given a ride whose speeds are right, when the odometer reads it, then it integrates them and says nothing",
           arguments: [UInt64(52), 53, 54])
     func rightSpeedsAreTrusted(seed: UInt64) {
-        let path = Self.ride(seed: seed)
+        let path = Drives.ride(seed: seed)
         var odometer = Odometer()
         for fix in Drives.typicalReceiver.fixes(for: path, seed: seed) { _ = odometer.add(fix) }
         let metres = odometer.finish().metres
@@ -141,7 +125,7 @@ struct LoggerQuirksTests {
     @Test("Given generated rides, walks and drives at 1 to 60 s, with and without speeds, when their trips are found, then no average exceeds its maximum and no trip is longer than 1.1 × its chords",
           arguments: [UInt64(61), 62, 63, 64])
     func figuresAPersonCanBelieve(seed: UInt64) {
-        let tracks: [Trajectory] = [Self.ride(seed: seed), Drives.walk(seed: seed), Drives.city(seed: seed)]
+        let tracks: [Trajectory] = [Drives.ride(seed: seed), Drives.walk(seed: seed), Drives.city(seed: seed)]
         for (index, path) in tracks.enumerated() {
             for every in [1, 2, 5, 10, 30, 60] {
                 for speeds in [true, false] {

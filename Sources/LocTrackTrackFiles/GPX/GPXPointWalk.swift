@@ -99,19 +99,11 @@ final class GPXPointWalk: XMLTrackWalk {
 
     private func outcome(of point: PointInProgress) -> RecordOutcome {
         if point.fix?.trimmingBlanks() == "none" { return .notAPosition }
-        guard let latitudeText = point.latitude, let longitudeText = point.longitude else {
-            return .unreadable("a trkpt without lat and lon")
-        }
-        guard let latitude = decimalNumber(latitudeText) else { return .unreadable("lat \"\(latitudeText.prefix(40))\" is not a number") }
-        guard let longitude = decimalNumber(longitudeText) else {
-            return .unreadable("lon \"\(longitudeText.prefix(40))\" is not a number")
-        }
-        guard let timeText = point.time, !timeText.trimmingBlanks().isEmpty else { return .untimed }
-        guard let time = times.timestamp(timeText) else {
-            return .unreadable("time \"\(timeText.trimmingBlanks().prefix(40))\" is not an ISO 8601 time")
-        }
-        return .checked(
-            time: time, latitude: latitude, longitude: longitude, speed: point.speed.flatMap(decimalNumber),
-            horizontalError: point.horizontalError.flatMap(decimalNumber), device: nil)
+        let text = XMLPointText(
+            latitude: point.latitude, longitude: point.longitude, time: point.time, speed: point.speed,
+            horizontalError: point.horizontalError)
+        return text.outcome(Self.names, times: &times)
     }
+
+    private static let names = XMLPointText.Names(point: "a trkpt", latitude: "lat", longitude: "lon", time: "time")
 }

@@ -30,6 +30,8 @@ final class TCXPointWalk: XMLTrackWalk {
     private var field: Field?
     private var trackpoints = 0
     private var courses = 0
+    /// The points' times, read with the last date's midnight kept (a track's points share their date).
+    private var times = RecordedTime.Reader()
 
     func start(_ element: XMLElementStart) -> Bool {
         guard let current = point else {
@@ -92,21 +94,10 @@ final class TCXPointWalk: XMLTrackWalk {
 
     private func outcome(of point: PointInProgress) -> RecordOutcome {
         guard point.hasPosition else { return .notAPosition }
-        guard let latitudeText = point.latitude, let longitudeText = point.longitude else {
-            return .unreadable("a Position without LatitudeDegrees and LongitudeDegrees")
-        }
-        guard let latitude = decimalNumber(latitudeText) else {
-            return .unreadable("LatitudeDegrees \"\(latitudeText.trimmingBlanks().prefix(40))\" is not a number")
-        }
-        guard let longitude = decimalNumber(longitudeText) else {
-            return .unreadable("LongitudeDegrees \"\(longitudeText.trimmingBlanks().prefix(40))\" is not a number")
-        }
-        guard let timeText = point.time, !timeText.trimmingBlanks().isEmpty else { return .untimed }
-        guard let time = RecordedTime.timestamp(timeText) else {
-            return .unreadable("Time \"\(timeText.trimmingBlanks().prefix(40))\" is not an ISO 8601 time")
-        }
-        return .checked(
-            time: time, latitude: latitude, longitude: longitude, speed: point.speed.flatMap(decimalNumber),
-            horizontalError: nil, device: nil)
+        let text = XMLPointText(latitude: point.latitude, longitude: point.longitude, time: point.time, speed: point.speed)
+        return text.outcome(Self.names, times: &times)
     }
+
+    private static let names = XMLPointText.Names(
+        point: "a Position", latitude: "LatitudeDegrees", longitude: "LongitudeDegrees", time: "Time")
 }

@@ -41,6 +41,22 @@ enum Drives {
         return path
     }
 
+    /// A ride of some 40 minutes: legs at 4 to 9 m/s with turns, stops at lights.
+    static func ride(seed: UInt64) -> Trajectory {
+        var random = SplitMix64(seed: seed)
+        var path = Trajectory()
+        path.stand(60)
+        for _ in 0..<10 {
+            path.turn(by: random.uniform(-.pi / 2, .pi / 2))
+            path.reach(random.uniform(4, 9), acceleration: 1)
+            path.cruise(random.uniform(60, 240), turn: random.uniform(-0.01, 0.01))
+            path.stop(deceleration: 1.5)
+            path.stand(random.uniform(10, 60))
+        }
+        path.stand(120)
+        return path
+    }
+
     /// Twenty minutes on a highway at 30 m/s with gentle curves.
     static func highway(seed: UInt64) -> Trajectory {
         var random = SplitMix64(seed: seed)
