@@ -111,6 +111,7 @@ struct MonitorRunCommand {
         } catch {
             failure = error
         }
+        measured.finishMeasuring()
         session.finish()
         await inputs.stop()
         let outcomes = await shutdown.finish(sinks)

@@ -86,6 +86,7 @@ struct StreamCommand {
         } catch {
             failure = error
         }
+        accepted.finishMeasuring()
         session.finish()
         return await shutdown.exitCode(sinks: sinks, failure: failure)
     }

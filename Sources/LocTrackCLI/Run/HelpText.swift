@@ -305,12 +305,15 @@ enum HelpText {
         writes them) and other programs' GPX, TCX (Garmin Connect, Strava) and KML with
         a gx:Track (Google Takeout), merges their points by time (the files in any
         order; a time that overlapping files share, once), and prints one line per
-        trip: its start and end, distance, duration, maximum and average speed and
-        where it began and ended. On a terminal the lines are text and the totals end
-        them; in a pipe, JSON lines. The trips are Traccar's: one starts once the
-        position has moved 200 m, and ends when it has not moved 200 m in 180 s or at
-        a gap of over an hour; its distance is loctrack's odometer, which does not grow
-        while parked (docs/distance.md). FILE - is stdin.
+        trip: its start and end, distance, duration, time moving, maximum and average
+        speed and where it began and ended. On a terminal the lines are text and the
+        totals end them; in a pipe, JSON lines. The trips are Traccar's: one starts
+        once the position has moved 200 m, and ends when it has not moved 200 m in
+        180 s, at a gap of over an hour, or at a logger's auto-pause (3 minutes without
+        fixes that end within 200 m); its distance is loctrack's odometer, which does
+        not grow while parked, counts fixes a minute apart as well as at 1 Hz, and
+        uses the receiver's speeds only where they agree with the positions (a line on
+        stderr says when they do not) (docs/distance.md). FILE - is stdin.
 
         A file that is corrupt, cut short (a power cut), not a track or without a point
         that has a time gets one line on stderr naming it and the line; what it holds
@@ -365,7 +368,8 @@ enum HelpText {
                                  (metres) and whether the tracker is moving
           --trips                a TRIP line (json or text) when a trip starts and
                                  ends: Traccar's rules (200 m from the last stop, a
-                                 stop after 180 s within 200 m, a gap over an hour)
+                                 stop after 180 s within 200 m, a gap over an hour,
+                                 3 min without fixes within 200 m)
           --odometer-file FILE   keep the odometer in FILE (default
                                  $XDG_STATE_HOME/loctrack/odometer); one process each
         """

@@ -15,6 +15,8 @@ package struct DistanceMeter {
     /// Where the one line goes that says the receiver's speeds disagree with its positions.
     private let say: @Sendable (String) -> Void
     private var saidSpeedDisagreement = false
+    /// The newest fix's time: what ``finish()`` keeps its reading at.
+    private var latest: Timestamp?
 
     /// - Parameters:
     ///   - startingAt: the odometer's reading when the command starts (the kept one).
@@ -41,7 +43,15 @@ package struct DistanceMeter {
             say("odometer: " + TripLines.speedDisagreement(ratio))
         }
         keeper?.keep(reading, at: fix.time)
+        latest = fix.time
         return (reading, trips?.add(point, reading: reading) ?? [])
+    }
+
+    /// The command ends (its input ended, a signal, `--count`): what the odometer still held
+    /// for its speed check's first verdict counts, and is kept (``Odometer/finish()``).
+    package mutating func finish() {
+        guard let latest else { return }
+        keeper?.keep(odometer.finish(), at: latest)
     }
 
     /// The odometer as it stands.
@@ -85,6 +95,11 @@ package struct GPSDBatchBuilder {
             events.append(event)
             odometer.append(meter!.reading)
         }
+    }
+
+    /// The command ends: the meter's last metres count (``DistanceMeter/finish()``).
+    package mutating func finishMeasuring() {
+        meter?.finish()
     }
 
     /// Trips decided by the last event appended (before any: they come first).

@@ -80,6 +80,33 @@ struct DistanceMeterTests {
         #expect(reopened.startingMetres == last.metres)
     }
 
+    @Test("given a short drive the speed check has not judged yet when the command ends then finish keeps its metres")
+    func finishKeepsWhatWaited() throws {
+        let folder = try TrackFiles.temporaryFolder("odometer-finish")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = folder + "/odometer"
+        let keeper = try OdometerKeeper(path: path)
+        var meter = DistanceMeter(startingAt: 0, detectsTrips: false, keeper: keeper)
+        // 9 s at 8 m/s: some 60 m of confirmed motion, short of the speed check's 100 m window.
+        let fixes = (0...20).map { second in
+            Fix(time: Timestamp(seconds: 1_773_572_400 + second), mode: .threeD, latitude: 47, longitude: 8, horizontalError: 3,
+                speed: 0)
+        } + Self.drive(seconds: 21...30, speed: 8)
+        var last = OdometerReading(metres: 0, moving: false)
+        for fix in fixes { last = meter.measure(fix).reading }
+        #expect(last.moving && last.metres == 0, "the metres wait for the first verdict: \(last)")
+        meter.finish()
+        keeper.finish()
+        let reopened = try OdometerKeeper(path: path)
+        defer { reopened.finish() }
+        // What the odometer counts of these fixes once the input ends, some 70 m.
+        var reference = Odometer()
+        for fix in fixes { _ = reference.add(TrackPoint(fix)) }
+        let counted = reference.finish().metres
+        #expect(counted > 60)
+        #expect(reopened.startingMetres == counted, "\(reopened.startingMetres) m kept, \(counted) m counted")
+    }
+
     @Test("given a parked receiver when measured then the keeper writes no file")
     func parkedWritesNothing() throws {
         let folder = try TrackFiles.temporaryFolder("odometer-parked")
