@@ -46,7 +46,7 @@ JSON_DAY, GPX_LONG = "json-lines", "gpx"
 DAY = 86_400
 TARGET_S = 0.2  # the day of JSON lines, wall time
 TRIPS_CHECKS = ("trips: every client exited 0 and counted every point of the file")
-TOTALS = re.compile(r"(\d+) trips?\s+([\d.]+) km.*\((\d+) points? from")
+TOTALS = re.compile(r"(\d+) trips?\s+([\d.]+) km.*\(([\d.]+ k?m) in all; (\d+) points? from")
 
 
 def venv_ready(venv: Path = VENV) -> bool:
@@ -93,7 +93,7 @@ def points_counted(client: str, out_path: str):
     if client == LOCTRACK:
         lines = text.strip().splitlines()
         found = TOTALS.search(lines[-1]) if lines else None
-        return (int(found[3]), f"{found[1]} trips, {found[2]} km") if found else None
+        return (int(found[4]), f"{found[1]} trips, {found[2]} km ({found[3]} in all)") if found else None
     try:
         result = json.loads(text.strip().splitlines()[-1])
     except (ValueError, IndexError):

@@ -13,7 +13,11 @@ enum GreatCircle {
         let phi2 = latitude2 * toRadians
         let deltaPhi = (latitude2 - latitude1) * toRadians
         let deltaLambda = (longitude2 - longitude1) * toRadians
-        let a = sin(deltaPhi / 2) * sin(deltaPhi / 2) + cos(phi1) * cos(phi2) * sin(deltaLambda / 2) * sin(deltaLambda / 2)
+        // Each sine once (the same value squared as `Fix.distance(to:)` computes twice: the
+        // same metres to the bit, half the calls; the odometer and the trips take several a fix).
+        let sinHalfPhi = sin(deltaPhi / 2)
+        let sinHalfLambda = sin(deltaLambda / 2)
+        let a = sinHalfPhi * sinHalfPhi + cos(phi1) * cos(phi2) * sinHalfLambda * sinHalfLambda
         return 2 * earthRadius * atan2(a.squareRoot(), (1 - a).squareRoot())
     }
 }

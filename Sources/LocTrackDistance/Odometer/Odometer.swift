@@ -77,10 +77,11 @@ public struct Odometer: Sendable {
             restart(at: sample)
         case .later(let elapsed):
             if let previous {
-                sample.filterSpeed(after: previous, elapsed: elapsed)
+                let chord = previous.distance(to: sample)
+                sample.filterSpeed(after: previous, chord: chord, elapsed: elapsed)
                 let fallback = chordSpeed.speed(at: sample)
                 take(Step(
-                    from: previous, to: sample, elapsed: elapsed, trust: speedCheck.trust,
+                    from: previous, to: sample, chord: chord, elapsed: elapsed, trust: speedCheck.trust,
                     speedsTellMotion: speedCheck.disagreement == nil, chordSpeed: fallback))
             } else {
                 restart(at: sample)
@@ -309,6 +310,8 @@ extension Odometer {
     struct Step {
         let from: OdometerSample
         let to: OdometerSample
+        /// The great-circle distance of the step: most rules need it, so it is measured once.
+        let chord: Double
         let elapsed: Double
         /// Whether the receiver's speeds count for distance (``SpeedCheck``): not while the
         /// windows say they disagree.
@@ -335,10 +338,6 @@ extension Odometer {
             return (from.receiverSpeed ?? speed, speed)
         }
 
-        /// The great-circle distance of the step, measured only where a rule needs it: a
-        /// moving receiver with a speed needs none, and that is most fixes.
-        var chord: Double { from.distance(to: to) }
-
         var isGap: Bool { elapsed > OdometerRules.gapSeconds }
 
         /// A gap of ``OdometerRules/pauseSeconds`` or more whose ends are within
@@ -354,7 +353,6 @@ extension Odometer {
             // parked receiver's Doppler noise over 0.5 m/s): the chord must cover the step at a
             // moving speed too, and leave both error circles, twice as far when the speeds at
             // both ends say standing (a parked receiver's fix wanders meanwhile).
-            let chord = chord
             guard chord >= moving * elapsed else { return false }
             if speeds.to >= moving { return true }
             var reach = from.separation(from: to)

@@ -38,10 +38,11 @@ struct OdometerSample: Sendable {
     /// the speeds explain (its error changes less than two independent fixes' do).
     func largerRadius(_ other: OdometerSample) -> Double { max(radius, other.radius) }
 
-    /// Replaces a speed that is a glitch beside `previous` (``SpeedCheck/filtered(_:after:chord:elapsed:)``).
-    mutating func filterSpeed(after previous: OdometerSample, elapsed: Double) {
+    /// Replaces a speed that is a glitch beside `previous`, `chord` metres and `elapsed`
+    /// seconds before (``SpeedCheck/filtered(_:after:chord:elapsed:)``).
+    mutating func filterSpeed(after previous: OdometerSample, chord: Double, elapsed: Double) {
         guard let speed = receiverSpeed else { return }
-        receiverSpeed = SpeedCheck.filtered(speed, after: previous.reportedSpeed, chord: previous.distance(to: self), elapsed: elapsed)
+        receiverSpeed = SpeedCheck.filtered(speed, after: previous.reportedSpeed, chord: chord, elapsed: elapsed)
     }
 
     func endpoint(odometer: Double, movingSeconds: Double) -> TripEndpoint {

@@ -45,6 +45,7 @@ public struct TripDetector: Sendable {
     public mutating func add(_ point: TrackPoint, reading: OdometerReading) -> [TripEvent] {
         guard point.hasUsablePosition else { return [] }
         var events: [TripEvent] = []
+        var current = NeighbourPoint(point)
         switch clock.judge(point.time) {
         case .skip:
             return []
@@ -52,15 +53,18 @@ public struct TripDetector: Sendable {
             events += endTrip()
             beginAgain(at: point)
         case .later(let elapsed):
-            let chord = previous.map { GreatCircle.distance($0.latitude, $0.longitude, point.latitude, point.longitude) } ?? 0
-            let pause = elapsed >= TripRules.pauseSeconds && chord <= TripRules.tripDistance
+            // The chord from the previous position, measured once: for the pause rule, and as
+            // the speed out of that position for its maximum.
+            if let previous { current.chordFromPrevious = previous.distance(to: current) }
+            let pause = elapsed >= TripRules.pauseSeconds && (current.chordFromPrevious ?? 0) <= TripRules.tripDistance
             if elapsed > TripRules.gapSeconds || pause {
                 events += endTrip()
                 beginAgain(at: point)
+                current.chordFromPrevious = nil
+            } else if let previous {
+                judgeSpeed(of: previous, before: beforePrevious, after: current)
             }
         }
-        let current = NeighbourPoint(point)
-        if let previous { judgeSpeed(of: previous, before: beforePrevious, after: current) }
         let advanced = reading.moving
             && (reading.movingSeconds > (previousReading?.movingSeconds ?? reading.movingSeconds)
                 || reading.metres > (previousReading?.metres ?? reading.metres))
@@ -235,6 +239,8 @@ extension TripDetector {
         let latitude: Double
         let longitude: Double
         let speed: Double?
+        /// Metres from the position before it, when there was one since the detector began.
+        var chordFromPrevious: Double?
 
         init(_ point: TrackPoint) {
             time = point.time
@@ -243,10 +249,15 @@ extension TripDetector {
             speed = point.usableSpeed
         }
 
-        func chordSpeed(to other: NeighbourPoint) -> Double? {
-            let elapsed = other.time.seconds(since: time)
-            guard elapsed > 0 else { return nil }
-            return GreatCircle.distance(latitude, longitude, other.latitude, other.longitude) / elapsed
+        func distance(to other: NeighbourPoint) -> Double {
+            GreatCircle.distance(latitude, longitude, other.latitude, other.longitude)
+        }
+
+        /// `metres` from `earlier` to this position, as a speed.
+        func speed(_ metres: Double?, since earlier: NeighbourPoint) -> Double? {
+            let elapsed = time.seconds(since: earlier.time)
+            guard let metres, elapsed > 0 else { return nil }
+            return metres / elapsed
         }
 
         /// The speed at this position that its neighbours bear out, both ways:
@@ -256,14 +267,14 @@ extension TripDetector {
         /// - the slowest of the chord speeds into it, out of it and across it (from `before`
         ///   to `after`): a jump out and back is fast both ways and slow across.
         func consistentSpeed(before: NeighbourPoint?, after: NeighbourPoint) -> Speeds {
-            let into = before?.chordSpeed(to: self)
-            let out = chordSpeed(to: after)
+            let into = before.flatMap { speed(chordFromPrevious, since: $0) }
+            let out = after.speed(after.chordFromPrevious, since: self)
             var speeds = Speeds()
             if let speed {
                 let neighbours = max(before.flatMap { $0.speed ?? into } ?? 0, after.speed ?? out ?? 0)
                 if speed <= TripRules.neighbourSpeedFactor * neighbours + TripRules.neighbourSpeedMargin { speeds.bySpeed = speed }
             }
-            if let before, let into, let out, let across = before.chordSpeed(to: after) {
+            if let before, let into, let out, let across = after.speed(before.distance(to: after), since: before) {
                 let chords = min(into, out, across)
                 if chords <= OdometerRules.maximumPlausibleSpeed { speeds.byChord = chords }
             }
