@@ -39,6 +39,10 @@
 #   make clean            swift package clean + remove .build and Serve/.build
 #   make fuzz             the fuzz test over gpsd's real captures (../shared/gpsd-logs)
 #   make conformance      every real receiver recording: loctrack's fixes must be gpsd's epochs
+#   make trixie-root      a Debian 13 (trixie) root with gpsd 3.25, libgps 3.25 and what make test
+#                         needs, in $(TRIXIE_ROOT) (debootstrap once, then cached; scripts/trixie/)
+#   make trixie-test      make test in that root, on a clone of HEAD plus uncommitted changes,
+#                         with this machine's /opt/swift mounted (TRIXIE_TARGETS="demo test" for more)
 #   make faults           fault injection (make faults-long: plus a 1,000,000-fix run)
 #   make kills            monitor run killed 200 times, stream recording and publishing 100
 #                         times: nothing lost (the SIGKILL tests of make test, full counts)
@@ -131,6 +135,17 @@ build: deps
 test: deps test-deps
 	$(SWIFT) build
 	LOCTRACK_TESTS_REQUIRE_TOOLS=1 $(SWIFT) test $(SWIFT_TEST_FLAGS)
+
+# Debian 13 (trixie): gpsd 3.25 and libgps 3.25 where this machine has Debian 12's 3.22. Both
+# need root (debootstrap, chroot, namespaces); the root is made once (about 3 minutes) and kept.
+TRIXIE_ROOT ?= /var/cache/loctrack-trixie
+TRIXIE_TARGETS ?= test
+.PHONY: trixie-root trixie-test
+trixie-root:
+	TRIXIE_ROOT=$(TRIXIE_ROOT) bash scripts/trixie/root.sh
+
+trixie-test:
+	TRIXIE_ROOT=$(TRIXIE_ROOT) TRIXIE_TARGETS="$(TRIXIE_TARGETS)" bash scripts/trixie/test.sh
 
 # The tests under load (scripts/test-stress.sh: STRESS_TEST_RUNS, STRESS_SERVE_RUNS, STRESS_CPUS,
 # STRESS_DIR): a test that fails once under load is a defect.

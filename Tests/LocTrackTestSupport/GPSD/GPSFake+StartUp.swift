@@ -9,8 +9,9 @@ import Glibc
 /// a gpsd descheduled between its `bind` and `listen` (two cores, tests in parallel: about one
 /// start in twenty on an idle machine) got no device, and gpsfake then waited on its stdin for
 /// ever. So the harness adds the devices itself, once the control socket accepts connections:
-/// gpsd answers `OK` for a new device and `ERROR` for one gpsfake already added ("already
-/// active" in its log), so whichever add comes first, each device is added exactly once.
+/// gpsd answers `OK` (3.25: `{"class":"ACK"}`) for a new device and `ERROR` (3.25:
+/// `{"class":"ERROR"}`) for one gpsfake already added ("already active" in its log), so
+/// whichever add comes first, each device is added exactly once.
 extension GPSFake {
     /// Adds gpsfake's pty for each of `logs` to gpsd, in the logs' order, and returns them once
     /// gpsd's log shows each one stashed.
@@ -44,7 +45,8 @@ extension GPSFake {
         return logs.map { log in
             let resolved = URL(fileURLWithPath: log).resolvingSymlinksInPath().path
             guard let opened = targets.firstIndex(where: { $0 == log || $0 == resolved }) else { return nil }
-            return targets[opened...].first { $0.hasPrefix("/dev/pts/") }
+            // Where /dev/ptmx is a link to pts/ptmx (containers, the trixie root), the master reads /dev/pts/ptmx.
+            return targets[opened...].first { $0.hasPrefix("/dev/pts/") && $0 != "/dev/pts/ptmx" }
         }
     }
 
@@ -57,13 +59,14 @@ extension GPSFake {
             reply = answer
             return true
         }
-        guard reply.hasPrefix("OK") || reply.hasPrefix("ERROR") else {
+        // gpsd 3.22 answers `OK` or `ERROR`, 3.25 `{"class":"ACK"}` or `{"class":"ERROR"}`.
+        guard ["OK", "ERROR", #"{"class":"ACK"}"#, #"{"class":"ERROR""#].contains(where: reply.hasPrefix) else {
             throw HarnessError("gpsd's control socket answered \(reply.debugDescription) to +\(device)")
         }
     }
 
     /// One command on a Unix socket and the first reply; nil when the socket refuses or is not there yet.
-    private static func controlCommand(_ command: String, socket path: String) -> String? {
+    static func controlCommand(_ command: String, socket path: String) -> String? {
         let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }

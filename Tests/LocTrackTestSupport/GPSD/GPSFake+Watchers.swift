@@ -5,9 +5,9 @@ extension GPSFake {
     /// Waits until `count` clients watch and gpsd has opened and probed `devices`
     /// (all by default): what is fed from now on reaches those clients.
     ///
-    /// gpsd logs (at `-D 3`) `SER: opening … at '/dev/pts/N'`, then about a second of
-    /// probing, then `gpsd_activate(…): activated GPS`; data written to the pty
-    /// before that is thrown away. Normally a client's `?WATCH` triggers the open;
+    /// gpsd opens the device (`SER: opening … at '/dev/pts/N'` in its log), probes it for
+    /// about a second, then tells its watchers it is activated (``activatedDevices(in:)``);
+    /// data written to the pty before that is thrown away. Normally a client's `?WATCH` triggers the open;
     /// a client that watched before gpsfake added the device (a reconnecting one)
     /// triggers it when the device is added.
     package func waitForWatchers(_ count: Int = 1, devices required: [String]? = nil, timeout: Duration = .seconds(20)) async throws {
@@ -15,7 +15,7 @@ extension GPSFake {
         try await waitUntil(timeout: timeout, "\(count) watcher(s) and \(required.sorted()) activated; gpsd log:\n\(logTail)") {
             try checkAlive()
             let log = gpsdLog
-            return Self.watchingClients(in: log).count >= count && required.isSubset(of: Self.activatedDevices(in: log))
+            return Self.watchingClients(in: log).count >= count && activated(required, log: log)
         }
     }
 
@@ -29,17 +29,21 @@ extension GPSFake {
         })
     }
 
-    /// The devices gpsd has opened and finished probing.
+    /// The devices gpsd has opened and finished probing, as gpsd told its clients: a device
+    /// with an `activated` time in a `DEVICES` report (gpsd's answer to `?WATCH`, sent once it
+    /// has opened and probed the devices) or in a `DEVICE` report (sent to the watchers when a
+    /// device added later is activated). gpsd 3.22 also logs `activated GPS` at `-D 3`, which
+    /// 3.25 no longer does; the reports are the same in both.
     package static func activatedDevices(in log: [String]) -> Set<String> {
         var activated = Set<String>()
-        var opening: String?
-        for line in log {
-            if line.contains("SER: opening"), let at = line.range(of: " at '"),
-               let end = line[at.upperBound...].firstIndex(of: "'") {
-                opening = String(line[at.upperBound..<end])
-            } else if line.contains("activated GPS"), let device = opening {
-                activated.insert(device)
-                opening = nil
+        for (_, report) in reports(in: log) {
+            let devices: [[String: Any]] = switch report["class"] as? String {
+            case "DEVICES": report["devices"] as? [[String: Any]] ?? []
+            case "DEVICE": [report]
+            default: []
+            }
+            for device in devices {
+                if let path = device["path"] as? String, device["activated"] is String { activated.insert(path) }
             }
         }
         return activated
@@ -75,7 +79,25 @@ extension GPSFake {
     /// Whether at least `count` clients watch and gpsd has opened and probed every device.
     private func devicesOpen(forWatchers count: Int) -> Bool {
         let log = gpsdLog
-        return Self.watchingClients(in: log).count >= count && Set(devices).isSubset(of: Self.activatedDevices(in: log))
+        return Self.watchingClients(in: log).count >= count && activated(Set(devices), log: log)
+    }
+
+    /// Whether gpsd has opened and probed each of `required`: it told its watchers so
+    /// (``activatedDevices(in:)``), or, for a gpsd that reads without clients (`-n`: it
+    /// activates a device as it is added, and tells nobody; 3.22 logs `activated GPS`, 3.25
+    /// nothing at `-D 3`), it holds the device open and then answers on its control socket.
+    /// gpsd opens and probes a device in one go, serving nothing meanwhile, so an answer after
+    /// the device is seen open comes after its probing.
+    private func activated(_ required: Set<String>, log: [String]) -> Bool {
+        let untold = required.subtracting(Self.activatedDevices(in: log))
+        guard let device = untold.first else { return true }
+        guard readsWithoutClients else { return false }
+        let folder = "/proc/\(gpsdPID)/fd"
+        let open = Set(((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).compactMap {
+            try? FileManager.default.destinationOfSymbolicLink(atPath: "\(folder)/\($0)")
+        })
+        // `+device` again: gpsd answers that it has it (ERROR) and changes nothing.
+        return untold.isSubset(of: open) && Self.controlCommand("+\(device)\r\n\0", socket: controlSocket) != nil
     }
 }
 

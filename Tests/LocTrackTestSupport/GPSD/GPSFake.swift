@@ -3,7 +3,7 @@ import Glibc
 package import LocTrack
 import Synchronization
 
-/// A real gpsd 3.22 fed by `gpsfake` from generated NMEA logs, one pty (one
+/// A real gpsd (3.22 of Debian 12 or 3.25 of Debian 13) fed by `gpsfake` from generated NMEA logs, one pty (one
 /// gpsd device) per log, on a free loopback port.
 ///
 /// ## Deterministic timing
@@ -22,7 +22,7 @@ import Synchronization
 /// activations). The test:
 /// 1. starts its client; ``waitForWatchers(_:devices:timeout:)`` returns once
 ///    the client's `?WATCH` is in and gpsd has opened and probed the devices
-///    (`activated GPS` in its log): from then on nothing is lost;
+///    (it told its watchers the devices are activated): from then on nothing is lost;
 /// 2. releases the log: ``feed(epochs:)`` (a few epochs, then the feed pauses
 ///    deterministically), ``feedAll()``, or ``endLogs()`` (everything plus
 ///    gpsfake's `# EOF`, which makes gpsd sign the device off; the harness waits
@@ -61,6 +61,11 @@ package final class GPSFake: Sendable {
     package let devices: [String]
     package let process: ChildProcess
     private let directory: URL
+    /// gpsd's control socket, which gpsfake makes in $TMPDIR (`DaemonInstance` in gps/fake.py).
+    var controlSocket: String { Self.controlSocket(in: directory, gpsfake: process.pid) }
+    static func controlSocket(in directory: URL, gpsfake: pid_t) -> String {
+        directory.appendingPathComponent("gpsfake-\(gpsfake).sock").path
+    }
     /// For each gpsfake prompt in order, the log it feeds: gpsfake goes round-robin
     /// over its logs, one packet per turn, and ends each log with `# EOF`.
     private let promptOrder: [Int]
@@ -68,6 +73,8 @@ package final class GPSFake: Sendable {
     private let dataLinesBefore: [[Int]]
     private let state = Mutex(FeedState())
     package let gpsdPID: pid_t
+    /// gpsd runs with `-n` (``Options/readsWithoutClients``).
+    let readsWithoutClients: Bool
     /// gpsd's log, when ``Options/logsToFile``; otherwise it is gpsfake's stderr pipe.
     package let logFile: String?
 
@@ -141,14 +148,15 @@ package final class GPSFake: Sendable {
             do {
                 // gpsfake's control socket: $TMPDIR/gpsfake-PID.sock (DaemonInstance in gps/fake.py).
                 let devices = try await addDevices(
-                    logs: paths, process: process, controlSocket: directory.appendingPathComponent("gpsfake-\(process.pid).sock").path,
+                    logs: paths, process: process, controlSocket: controlSocket(in: directory, gpsfake: process.pid),
                     logFile: logFile)
                 guard let gpsd = ProcessGroup.members(process.pid).first(where: { $0.command == "gpsd" })?.pid else {
                     throw HarnessError("no gpsd in gpsfake's process group")
                 }
                 try await waitForListener(port: port, gpsd: gpsd, process: process)
                 return GPSFake(
-                    port: port, logs: logs, devices: devices, process: process, directory: directory, gpsdPID: gpsd, logFile: logFile)
+                    port: port, logs: logs, devices: devices, process: process, directory: directory, gpsdPID: gpsd, logFile: logFile,
+                    readsWithoutClients: options.readsWithoutClients)
             } catch {
                 process.signalGroup(SIGKILL)
                 process.reap()
@@ -161,7 +169,8 @@ package final class GPSFake: Sendable {
         }
     }
 
-    private init(port: Int, logs: [NMEALog], devices: [String], process: ChildProcess, directory: URL, gpsdPID: pid_t, logFile: String?) {
+    private init(port: Int, logs: [NMEALog], devices: [String], process: ChildProcess, directory: URL, gpsdPID: pid_t, logFile: String?, readsWithoutClients: Bool) {
+        self.readsWithoutClients = readsWithoutClients
         self.port = port
         self.logs = logs
         self.devices = devices

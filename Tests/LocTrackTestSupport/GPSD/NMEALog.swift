@@ -3,20 +3,22 @@ package import LocTrack
 
 /// A generated NMEA 0183 log with known values, one epoch per second (or per
 /// `interval` seconds: a receiver in a power-save mode, a sparse source), and the
-/// values gpsd 3.22 reports for it.
+/// values gpsd 3.22 and 3.25 report for it.
 ///
 /// Every epoch is written as `GSA`, `GST` (when the epoch has one), `RMC`,
-/// `GGA`, each with a correct `*HH` checksum and CRLF. What gpsd 3.22 makes of
-/// that was measured with `gpsfake -p` (see the `expected…` properties):
+/// `GGA` for gpsd 3.22, as `RMC`, `GSA`, `GST`, `GGA` for gpsd 3.25 (``writeOrder``),
+/// each with a correct `*HH` checksum and CRLF. What gpsd 3.22 makes of that was
+/// measured with `gpsfake -p` (see the `expected…` properties); 3.25 reports the same
+/// values in each epoch's last TPV:
 ///
-/// - gpsd learns `GGA` as the cycle ender and, from the second epoch on, sends
+/// - gpsd 3.22 learns `GGA` as the cycle ender and, from the second epoch on, sends
 ///   one TPV per epoch after it. In the first epoch it sends one TPV per
 ///   sentence: `GSA` (mode 3, no time), `RMC` (no altitude, a model geoid
-///   separation), `GGA` (altitude); a fix must carry the `GGA` values.
+///   separation), `GGA` (altitude); a fix must carry the `GGA` values. gpsd 3.25
+///   sends a TPV after each of `RMC`, `GSA` and `GGA` in every epoch.
 /// - `eph` = 19 × HDOP, `epv` = 23 × VDOP, `sep` = 19 × PDOP (DGPS, i.e. RMC
-///   mode `D`: 4.75, 5.75, 4.75), printed with 3 decimals, from the `GSA`
-///   *before* the epoch's `RMC` (a `GSA` after `RMC` only shows up in the next
-///   epoch's TPV, so it is written first). `GGA`'s HDOP is not used for it.
+///   mode `D`: 4.75, 5.75, 4.75), printed with 3 decimals, from the epoch's own
+///   `GSA` (see ``writeOrder``). `GGA`'s HDOP is not used for it.
 /// - `GST` does not change `eph`, `epx` or `epy` in gpsd 3.22: it only produces a
 ///   separate `GST` report. Without `GSA` (an `RMC`-only log) there is no `eph`.
 /// - A 2D epoch needs a `GGA` without altitude *and* without geoid separation
@@ -142,6 +144,16 @@ package struct NMEALog: Sendable, Hashable {
     }
 
     /// The sentences of epoch `index`, each `$…*HH\r\n`.
+    /// The order an epoch's sentences are written in, whichever of them a log has, so that
+    /// each epoch's last TPV carries that epoch's own `GSA` values: gpsd 3.22 puts a `GSA`
+    /// that comes after the epoch's `RMC` into the next epoch's TPV, so there `GSA` comes
+    /// first; gpsd 3.25 puts a `GSA` that comes before the epoch's first timed sentence into
+    /// a TPV of the epoch before, so there it comes after `RMC` (as most receivers send it).
+    /// `GGA`, gpsd's cycle ender, is last in both. (Measured with 3.22 and 3.25 only: the
+    /// versions between get 3.22's order.)
+    static let writeOrder: [Sentence] = GPSDVersion.installed >= GPSDVersion(3, 25)
+        ? [.rmc, .gsa, .gst, .gga] : [.gsa, .gst, .rmc, .gga]
+
     package func sentences(ofEpoch index: Int) -> [String] {
         let epoch = epochs[index]
         let iso = time(ofEpoch: index).iso8601  // 2026-03-01T10:00:00.000Z
@@ -154,7 +166,7 @@ package struct NMEALog: Sendable, Hashable {
         let lon = hasFix ? Self.degreesMinutes(epoch.longitudeMicrodegrees, degreeDigits: 3) : ""
         let ew = hasFix ? (epoch.longitudeMicrodegrees >= 0 ? "E" : "W") : ""
         var lines: [String] = []
-        for sentence in sentences {
+        for sentence in Self.writeOrder where sentences.contains(sentence) {
             switch sentence {
             case .gsa:
                 let mode = switch epoch.quality { case .noFix: 1; case .twoD: 2; case .threeD: 3 }

@@ -42,7 +42,15 @@ package enum CompletionShells {
         return split(output, expecting: commandLines.count)
     }
 
-    /// fish: for each command line (text up to the cursor), the candidates of `complete -C`.
+    /// fish: for each command line (text up to the cursor), the candidates of `complete -C`
+    /// that fish offers on Tab.
+    ///
+    /// fish 4 filters option completions by fuzzy subsequence, as it did other completions
+    /// ("`--fb` may be completed to `--foobar` if there is no better match", its 4.0 release
+    /// notes), and `complete -C` lists every match, better or not: for `serve --t` also
+    /// `--listen`, `--max-streams`… On Tab fish offers only the best kind of match, so where
+    /// some candidates start with the word typed, only those are kept (fish 3 listed only
+    /// those anyway).
     package static func fish(_ commandLines: [String], script text: String) async throws -> [[String]] {
         let script = try write(text, named: "loctrack.fish")
         var program = "source \(fishQuoted(script.path)); or exit 1\n"
@@ -50,7 +58,11 @@ package enum CompletionShells {
             program += "complete -C \(fishQuoted(line)) | string replace -r '\\t.*' ''\necho '\(separator)'\n"
         }
         let output = try await run("fish", ["--no-config", "-c", program])
-        return split(output, expecting: commandLines.count)
+        return zip(commandLines, split(output, expecting: commandLines.count)).map { line, candidates in
+            let word = line.split(separator: " ", omittingEmptySubsequences: false).last.map(String.init) ?? ""
+            let prefixed = candidates.filter { $0.hasPrefix(word) }
+            return prefixed.isEmpty ? candidates : prefixed
+        }
     }
 
     /// zsh: for each command line (text up to the cursor), what `_loctrack` hands to

@@ -83,7 +83,9 @@ extension EndToEndTests {
                 #expect(result.stderr.isEmpty, "\(result)")
                 let lines = try result.jsonObjects()
                 #expect(lines.count == 1, "\(result)")
-                if let line = lines.first { expectTPV(line, isEpoch: 0, of: log, device: fake.devices[0]) }
+                withOnceTakingRMCReportOn325 {
+                    if let line = lines.first { expectTPV(line, isEpoch: 0, of: log, device: fake.devices[0]) }
+                }
             }
         }
 
