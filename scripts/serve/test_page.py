@@ -177,7 +177,7 @@ def _run(settings, r: Result, browser: Browser, url: str, replay: Replay, witnes
             "the page saw no Content-Security-Policy violation", fields.get("cspViolations"))
     log = browser.page_log()
     (settings.out / "1-page" / "page-log.json").write_text(json.dumps(log))
-    check_regions(r, log, reference.objects(), regions, (cut_wall, restore_wall))
+    check_regions(r, log, reference.objects(), regions, (cut_wall, restore_wall), restore_wall + catch_up)
 
     # -- the device gone at the log's end, then gpsd gone --------------------------------------------
     lost = wait_until(lambda: [at for at, line in list(witness.lines) if '"class":"DEVICE"' in line
@@ -359,15 +359,17 @@ def _number(value) -> Optional[float]:
         return None
 
 
-def check_regions(r: Result, log: List[Dict], events: List, regions: List[str], cut: tuple) -> None:
+def check_regions(r: Result, log: List[Dict], events: List, regions: List[str], cut: tuple, caught_up: float) -> None:
     """The page's regions (the page log, sampled every 20 ms in the page) against the reference
     monitor's events.
 
-    A transition while the page is connected must show within 2 s. The ones during the cut reach
-    the page together when it reconnects, replayed in one burst, so only the state they led to can
-    be seen: it must show within CATCH_UP seconds of the cut's end. Each region's last state must be
-    the monitor's, and each state has a colour of its own."""
+    A transition while the page is connected must show within 2 s. The ones during the cut, and
+    those after it until the page has caught up (`caught_up`: its event stream reconnects after a
+    back-off of a few seconds), reach the page together, replayed in one burst, so only the state
+    they led to can be seen: it must show within CATCH_UP seconds of the cut's end. Each region's
+    last state must be the monitor's, and each state has a colour of its own."""
     cut_start, cut_end = cut
+    burst_end = max(cut_end, caught_up)
     reference: Dict[str, List[tuple]] = {region: [] for region in regions}
     for at, event in events:
         if event.get("class") == "EVENT" and event.get("id") in reference and event.get("state"):
@@ -381,7 +383,7 @@ def check_regions(r: Result, log: List[Dict], events: List, regions: List[str], 
         steps = reference[region]
         seen = [(entry["t"] / 1000.0, (entry.get("regions") or {}).get(region), (entry.get("colours") or {}).get(region))
                 for entry in log]
-        live = [(at, state) for at, state in steps if not cut_start - 0.5 <= at <= cut_end]
+        live = [(at, state) for at, state in steps if not cut_start - 0.5 <= at <= burst_end]
         lags = []
         for at, state in live:
             shown = [t for t, s, _ in seen if s == state and t >= at - 1.0]
@@ -389,7 +391,7 @@ def check_regions(r: Result, log: List[Dict], events: List, regions: List[str], 
         r.check(all(lag is not None and lag <= 2.0 for lag in lags),
                 "region %s: each of its %d transitions outside the cut on the page within 2 s: %s"
                 % (region, len(live), " -> ".join(state for _, state in live)), lags)
-        during = [state for at, state in steps if cut_start - 0.5 <= at <= cut_end]
+        during = [state for at, state in steps if cut_start - 0.5 <= at <= burst_end]
         if during:
             shown = [t for t, s, _ in seen if s == during[-1] and t >= cut_end - 0.5]
             catch_up = None if not shown else shown[0] - cut_end
