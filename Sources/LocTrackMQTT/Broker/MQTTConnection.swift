@@ -171,6 +171,9 @@ struct MQTTError: Error, Sendable, Hashable, CustomStringConvertible {
     let code: Int32
     let errorNumber: Int32?
 
+    /// libmosquitto's `MOSQ_ERR_TLS`: the TLS handshake or a TLS read or write failed.
+    var isTLSFailure: Bool { code == MOSQ_ERR_TLS.rawValue }
+
     var description: String {
         if let errorNumber, errorNumber != 0 { return "\(call): \(Errno(code: errorNumber))" }
         return code < 0 ? "\(call) failed" : "\(call): \(String(cString: mosquitto_strerror(code)))"

@@ -80,11 +80,13 @@ struct PublisherLoop<Transport: MQTTTransport, Jitter: RandomNumberGenerator> {
     /// Lets the transport read, write and keep the connection alive, then hands the
     /// machine what that brought.
     mutating func serviceTransport(now: Int64) {
-        var failure: String?
-        do throws(MQTTError) { try transport.exchangePackets() } catch { failure = "\(error)" }
+        var failure: MQTTError?
+        do throws(MQTTError) { try transport.exchangePackets() } catch { failure = error }
         let events = transport.takeEvents()
         for message in events.messages { core.hooks.onMessage(message) }
-        machine.received(events, failure: failure, now: now, describingConnack: Transport.connackText)
+        machine.received(
+            events, failure: failure.map { "\($0)" }, explains: failure?.isTLSFailure ?? false, now: now,
+            describingConnack: Transport.connackText)
     }
 
     /// Subscribes and sends the greetings on a connection just accepted. Their

@@ -210,16 +210,20 @@ struct PublisherStateMachine<Jitter: RandomNumberGenerator> {
 
     /// One step's events, in the order that gives the best reason: acknowledgements,
     /// then CONNACKs, then disconnects, then the step's own `failure`, which is ignored
-    /// when a CONNACK refused (a refusal also fails the read, and says why).
+    /// when a CONNACK refused (a refusal also fails the read, and says why). A failure that
+    /// `explains` the loss (a refused TLS handshake, which libmosquitto 2.0.21 finishes in
+    /// the first read and also reports as a disconnect) comes before the disconnects.
     mutating func received(
-        _ events: MQTTEvents, failure: String?, now: Int64, describingConnack describe: (Int32) -> String
+        _ events: MQTTEvents, failure: String?, explains: Bool = false, now: Int64, describingConnack describe: (Int32) -> String
     ) {
         if !events.published.isEmpty { acknowledged(events.published) }
         for code in events.connackCodes {
             connackReceived(code, reason: code == 0 ? "" : describe(code), now: now)
         }
+        let refused = events.connackCodes.contains { $0 != 0 }
+        if let failure, explains, !refused { connectionLost(failure, now: now) }
         if events.disconnects.contains(where: { $0 != 0 }) { connectionLost("the connection was lost", now: now) }
-        if let failure, !events.connackCodes.contains(where: { $0 != 0 }) { connectionLost(failure, now: now) }
+        if let failure, !refused { connectionLost(failure, now: now) }
     }
 
     private mutating func retryLater(because reason: String, now: Int64) {

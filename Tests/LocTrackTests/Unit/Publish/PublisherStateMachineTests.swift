@@ -55,6 +55,34 @@ struct PublisherStateMachineTests {
         #expect(machine.nextAction(now: 5) == .finish(disconnecting: false))
     }
 
+    @Test("given a step whose read failed with a TLS error and whose disconnect callback fired when its events are handed over then the TLS error is the reason")
+    func explainingFailureBeatsTheDisconnect() {
+        var machine = Machine(broker: Self.broker, maximumInflight: 200, firstUnacknowledged: 0, jitter: SplitMix64(seed: 1))
+        #expect(machine.nextAction(now: 0) == .connect)
+        machine.received(
+            MQTTEvents(connackCodes: [], published: [], disconnects: [8]), failure: "read: A TLS error occurred.", explains: true,
+            now: 5, describingConnack: { "refused \($0)" })
+        guard case .report(.waiting(_, let reason, _)) = machine.nextAction(now: 5) else {
+            Issue.record("no outage reported")
+            return
+        }
+        #expect(reason == "read: A TLS error occurred.")
+    }
+
+    @Test("given a step whose read failed (not explaining more) and whose disconnect callback fired when its events are handed over then the disconnect is the reason, as before")
+    func plainFailureAfterTheDisconnect() {
+        var machine = Machine(broker: Self.broker, maximumInflight: 200, firstUnacknowledged: 0, jitter: SplitMix64(seed: 1))
+        #expect(machine.nextAction(now: 0) == .connect)
+        machine.received(
+            MQTTEvents(connackCodes: [], published: [], disconnects: [7]), failure: "read: The connection was lost.",
+            now: 5, describingConnack: { "refused \($0)" })
+        guard case .report(.waiting(_, let reason, _)) = machine.nextAction(now: 5) else {
+            Issue.record("no outage reported")
+            return
+        }
+        #expect(reason == "the connection was lost")
+    }
+
     @Test("given a lost connection when the same loss is reported again (a failed read, then the disconnect callback) then the first retry stands and one outage is reported")
     func oneLossReportedTwice() {
         var machine = Self.connected()
