@@ -193,13 +193,15 @@ def _run(settings, r: Result, browser: Browser, url: str, replay: Replay, witnes
         r.check(browser.field("stale") is True, "the device lost: the page shows the fix as stale", browser.field("stale"))
         if shown is not None:
             r.figure += "; \"device lost\" %.2f s after gpsd's report" % (shown - lost_wall)
+    gone_from = lost_wall if lost else time.time()
     killed_wall = to_wall(replay.stop())
     said = browser.wait(lambda p: "gpsd unreachable" in banner_text(p).lower(), 30, 0.05)
     # When the page changed its banner, by its own log (sampled every 20 ms), not when a poll from
-    # here saw it: a poll through WebDriver can take long on a busy machine.
+    # here saw it: a poll through WebDriver can take long on a busy machine. gpsfake may end gpsd
+    # itself once its log is out, before the kill: then the page said so before it (after 0 s).
     shown = first_change(browser.page_log(), lambda entry: "gpsd unreachable" in (entry.get("banner") or "").lower(),
-                         killed_wall - 1)
-    after = None if shown is None else shown - killed_wall
+                         gone_from)
+    after = None if shown is None else max(0.0, shown - killed_wall)
     r.check(said is not None and after is not None and after <= UNREACHABLE_LIMIT,
             "gpsd killed: the page says \"gpsd unreachable\" within %g s" % UNREACHABLE_LIMIT,
             "after %s s, banner %r" % (None if after is None else round(after, 2), banner_text(said or browser.page())))
