@@ -7,7 +7,11 @@
 /// sees a TPV, VERSION or ERROR report (none of which has nested values in
 /// gpsd's protocol), loctrack checks that the line is exactly one JSON object
 /// of `"key":scalar` members and removes every nested member (`"key":[…]`,
-/// `"key":{…}`). Anything else is refused and counted as malformed.
+/// `"key":{…}`) and every `null` one. Anything else is refused and counted as malformed.
+///
+/// The rewrite also drops the whitespace valid JSON allows around `:` and `,`
+/// (gpsd never writes any; some clones do), so what libgps and the raw-text lookups
+/// see is gpsd's compact form: a line without whitespace is left where it is.
 enum FlatReport {
     /// Rewrites the NUL-terminated `line` of `length` bytes without nested members.
     /// - Returns: the new length, or nil when the line is not one well-formed JSON object,
@@ -34,24 +38,26 @@ enum FlatReport {
         scanner.skipSpace()
         if scanner.take(0x7D) { return finish(line, &write, scanner) }  // {}
         while true {
-            let memberStart = scanner.position
             scanner.skipSpace()
+            let keyStart = scanner.position
             guard scanner.skipString() else { return nil }  // the key
+            let keyEnd = scanner.position
             scanner.skipSpace()
             guard scanner.take(0x3A) else { return nil }  // :
             scanner.skipSpace()
+            let valueStart = scanner.position
             let nested = scanner.peek == 0x7B || scanner.peek == 0x5B
             guard nested ? scanner.skipNested() : scanner.skipScalar() else { return nil }
-            let memberEnd = scanner.position
-            if !nested {
-                if write == (first ? memberStart : memberStart - 1) {
-                    write = memberEnd  // nothing removed before it: the member is already in place
+            let valueEnd = scanner.position
+            if !nested && !isNull(line, valueStart, valueEnd) {
+                if write == (first ? keyStart : keyStart - 1) && valueStart == keyEnd + 1 {
+                    write = valueEnd  // nothing removed before it and no space in it: already in place
                 } else {
                     if !first { line[write] = 0x2C; write += 1 }  // ,
-                    for index in memberStart..<memberEnd {
-                        line[write] = line[index]
-                        write += 1
-                    }
+                    copy(line, keyStart..<keyEnd, to: &write)
+                    line[write] = 0x3A  // :
+                    write += 1
+                    copy(line, valueStart..<valueEnd, to: &write)
                 }
                 first = false
             }
@@ -59,6 +65,20 @@ enum FlatReport {
             if scanner.take(0x2C) { continue }
             guard scanner.take(0x7D) else { return nil }  // }
             return finish(line, &write, scanner)
+        }
+    }
+
+    /// Whether the value is `null`: libgps 3.22 stops reading a report at `"device":null`
+    /// or `"time":null`, and gpsd itself leaves out what it does not know.
+    private static func isNull(_ line: UnsafeMutablePointer<CChar>, _ start: Int, _ end: Int) -> Bool {
+        line[start] == 0x6E && end - start == 4 && line[start + 1] == 0x75 && line[start + 2] == 0x6C && line[start + 3] == 0x6C
+    }
+
+    /// Moves `range` down to `write` (never above it), and `write` past it.
+    private static func copy(_ line: UnsafeMutablePointer<CChar>, _ range: Range<Int>, to write: inout Int) {
+        for index in range {
+            line[write] = line[index]
+            write += 1
         }
     }
 

@@ -41,10 +41,19 @@ final class ReportHandler {
 
     func handle(line: UnsafeMutablePointer<CChar>, length lineLength: Int) {
         var length = lineLength
-        let reportClass = ReportClass(line: line, length: length)
-        if reportClass == .notAReport || line[length - 1] != 0x7D {  // every report is one `{…}` object
-            malformed(line, length, why: reportClass == .notAReport ? "not a gpsd report" : "truncated report")
-            return
+        var reportClass = ReportClass(line: line, length: length)
+        if reportClass == .notAReport || line[length - 1] != 0x7D {  // not gpsd's `{"class":"…",…}`
+            // Valid JSON in another layout (spaces, the class later) is read as gpsd's own.
+            guard let compactLength = CompactReport.rewrite(line, length: length) else {
+                malformed(line, length, why: reportClass == .notAReport ? "not a gpsd report" : "truncated report")
+                return
+            }
+            length = compactLength
+            reportClass = ReportClass(line: line, length: length)
+            if reportClass == .notAReport {  // a `"class"` that is not a string
+                malformed(line, length, why: "not a gpsd report")
+                return
+            }
         }
         if reportClass == .other { return }  // a report loctrack has no use for (GST, RAW, …)
         if reportClass == .unknown {
@@ -91,6 +100,8 @@ final class ReportHandler {
                 sink(.sky(view))
             }
         case .poll:
+            // One per request: whitespace after a compact start is taken out here.
+            length = CompactReport.rewrite(line, length: length) ?? length
             let reply = PollReply(line: UnsafeRawBufferPointer(start: line, count: length))
             var fixes: [Fix] = []
             for range in reply.tpvObjects {
@@ -137,12 +148,23 @@ final class ReportHandler {
         needle.withUTF8Buffer { offset(of: Array($0), in: line, length) } != nil
     }
 
-    /// The string value of `"key":"…"` in a flat report (device paths carry no escapes).
+    /// The string value of `"key":"…"` in a flat report, its escapes (`\/` of some
+    /// gpsd clones, `\"`) decoded as libgps decodes a TPV's device.
     static func stringValue(of key: String, in line: UnsafePointer<CChar>, _ length: Int) -> String? {
         let bytes = UnsafeRawBufferPointer(start: line, count: length)
         guard let start = offset(of: Array("\"\(key)\":\"".utf8), in: line, length) else { return nil }
-        guard let end = bytes[start...].firstIndex(of: 0x22) else { return nil }
-        return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+        var end = start
+        var hasEscapes = false
+        while end < length, bytes[end] != 0x22 {
+            if bytes[end] == 0x5C {
+                hasEscapes = true
+                end += 1  // the escaped byte, which may be a quote
+            }
+            end += 1
+        }
+        guard end < length else { return nil }
+        if !hasEscapes { return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self) }
+        return (try? JSONValue(parsing: UnsafeRawBufferPointer(rebasing: bytes[(start - 1)...end])))?.stringValue
     }
 
     private static func offset(of needle: [UInt8], in line: UnsafePointer<CChar>, _ length: Int) -> Int? {

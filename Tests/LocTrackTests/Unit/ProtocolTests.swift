@@ -108,13 +108,15 @@ struct FlatReportTests {
         }
     }
 
-    @Test("given reports when flattened then nested members are gone and the rest is kept byte for byte",
+    @Test("given reports when flattened then nested and null members and whitespace are gone and the rest is kept byte for byte",
           arguments: [
             (#"{"class":"TPV","mode":3,"lat":1.5}"#, #"{"class":"TPV","mode":3,"lat":1.5}"#),
             (#"{"class":"TPV","a":[{"class":"GST"}],"lat":1.5}"#, #"{"class":"TPV","lat":1.5}"#),
             (#"{"class":"TPV","lat":1.5,"a":{"b":[1,{"c":"}"}]}}"#, #"{"class":"TPV","lat":1.5}"#),
             (#"{"a":[1],"class":"TPV"}"#, #"{"class":"TPV"}"#),
             (#"{"class":"TPV","device":"/dev/[x]{y}\"z"}"#, #"{"class":"TPV","device":"/dev/[x]{y}\"z"}"#),
+            (#"{"class":"TPV", "mode" : 3 ,"a": [1], "lat": 1.5e0 }"#, #"{"class":"TPV","mode":3,"lat":1.5e0}"#),
+            (#"{"class":"TPV","device":"a b: c","alt":null,"lat":1.5,"nullish":"null"}"#, #"{"class":"TPV","device":"a b: c","lat":1.5,"nullish":"null"}"#),
           ])
     func flattens(input: String, output: String) {
         #expect(Self.flatten(input) == output)
