@@ -275,7 +275,6 @@ extension EndToEndTests {
             for (index, format) in ["gpx", "csv", "json"].enumerated() {
                 let loctrack = try LoctrackProcess.start(["stream", "--format", format, "--no-reconnect", gpsd.sourceArgument])
                 let peer = try await gpsd.peer(index)
-                try await peer.send(Peer.banner)
                 #expect(try await peer.command() == #"?WATCH={"enable":true,"json":true};"#)
                 try await peer.send(reports)
                 peer.close()

@@ -12,10 +12,9 @@ struct SpacedJSONEndToEndTests {
         + (0..<5).map { Reports.tpv($0) } + [SkyDecodingTests.full, Reports.tpv(5, mode: 2)]
 
     static func stream(_ layout: ReportLayoutTests.Layout?) async throws -> LoctrackResult {
-        let gpsd = try LoopbackGPSD()
+        let gpsd = try LoopbackGPSD(banner: layout?.apply(Peer.banner) ?? Peer.banner)
         let loctrack = try LoctrackProcess.start(["stream", "--format", "json", "--no-reconnect", gpsd.sourceArgument])
         let peer = try await gpsd.peer()
-        try await peer.send(layout?.apply(Peer.banner) ?? Peer.banner)
         #expect(try await peer.command() == #"?WATCH={"enable":true,"json":true};"#)
         try await peer.send(reports.map { layout?.apply($0) ?? $0 })
         peer.close()

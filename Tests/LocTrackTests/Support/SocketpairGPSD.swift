@@ -119,33 +119,56 @@ final class SocketpairGPSD: GPSDConnector {
 
 /// The same gpsd on a loopback TCP port, for a loctrack process (``SocketpairGPSD`` is for the
 /// library in this process): every connection accepted becomes a ``Peer`` the test plays gpsd on.
+///
+/// As gpsd does, a thread of its own accepts each connection and writes the VERSION `banner` at
+/// once: loctrack gives a peer 2 s for it, and a test task that accepted and wrote it itself
+/// could be held longer than that on a loaded machine (seen once in CI: loctrack had hung up
+/// for want of a banner when the test wrote its reports).
 final class LoopbackGPSD: Sendable {
     let port: Int
-    private let listener: Int32
-    private let peers = Mutex<[Peer]>([])
+    private let acceptor: Acceptor
 
-    init() throws {
-        (listener, port) = try Loopback.listen()
+    /// What the thread shares with the test: the peers it accepted, and when to stop.
+    private final class Acceptor: Sendable {
+        let peers = Mutex<[Peer]>([])
+        let stopped = Atomic(false)
     }
 
-    deinit { close(listener) }
+    init(banner: String = Peer.banner) throws {
+        let listener: Int32
+        (listener, port) = try Loopback.listen()
+        let acceptor = Acceptor()
+        self.acceptor = acceptor
+        let bannerLine = Array((banner + "\n").utf8)
+        do {
+            try startThread(named: "test-gpsd-accept") {
+                defer { close(listener) }
+                while !acceptor.stopped.load(ordering: .acquiring) {
+                    guard let ready = try? pollOne(listener, events: .readable, milliseconds: 50), !ready.isEmpty else { continue }
+                    let descriptor = Loopback.acceptCloseOnExec(listener)
+                    guard descriptor >= 0 else { continue }
+                    _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
+                    let peer = Peer(descriptor: descriptor)
+                    _ = peer.writeIfPossible(bannerLine)  // a fresh socket takes a banner whole
+                    acceptor.peers.withLock { $0.append(peer) }
+                }
+            }
+        } catch {
+            close(listener)
+            throw error
+        }
+    }
+
+    deinit { acceptor.stopped.store(true, ordering: .releasing) }
 
     /// What loctrack is given as its source.
     var sourceArgument: String { "127.0.0.1:\(port)" }
 
-    /// The peer of the `index`th connection (from 0), once loctrack has connected.
+    /// The peer of the `index`th connection (from 0), once loctrack has connected and been
+    /// sent the banner.
     func peer(_ index: Int = 0, within limit: Duration = .seconds(20)) async throws -> Peer {
         try await eventually("connection \(index)", within: limit) {
-            peers.withLock { peers -> Peer? in
-                while peers.count <= index {
-                    let descriptor = Loopback.acceptCloseOnExec(listener)
-                    guard descriptor >= 0 else { return nil }
-                    _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
-                    _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
-                    peers.append(Peer(descriptor: descriptor))
-                }
-                return peers[index]
-            }
+            acceptor.peers.withLock { $0.count > index ? $0[index] : nil }
         }
     }
 }
