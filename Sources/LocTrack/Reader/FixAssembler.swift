@@ -36,10 +36,16 @@ final class FixAssembler {
 }
 
 extension Fix {
-    /// What `once` asks of a fix it takes before its epoch has ended: a 3D fix
-    /// carries its altitude (gpsd's first TPV of an NMEA epoch comes from RMC, which
-    /// has none; GGA's follows within the same burst).
+    /// What `once` asks of a fix it takes before its epoch has ended: a 3D fix carries its
+    /// altitude, a 2D fix its horizontal error. An NMEA epoch comes as RMC, GSA and GGA:
+    /// gpsd 3.22 sends one TPV at its end, gpsd 3.25 one after each sentence. RMC's has
+    /// neither altitude nor DOPs, so 3.25 says mode 2 without `eph` there while the receiver
+    /// has a 3D fix; GSA's says mode 3 without altitude; GGA's is the whole fix. A receiver
+    /// whose 2D fixes never carry `eph` still gets its fix taken when the epoch ends.
     var isCompleteForItsMode: Bool {
-        mode == .twoD || altitudeHAE != nil || altitudeMSL != nil
+        switch mode {
+        case .twoD: horizontalError != nil
+        case .threeD: altitudeHAE != nil || altitudeMSL != nil
+        }
     }
 }

@@ -83,9 +83,7 @@ extension EndToEndTests {
                 #expect(result.stderr.isEmpty, "\(result)")
                 let lines = try result.jsonObjects()
                 #expect(lines.count == 1, "\(result)")
-                withOnceTakingRMCReportOn325 {
-                    if let line = lines.first { expectTPV(line, isEpoch: 0, of: log, device: fake.devices[0]) }
-                }
+                if let line = lines.first { expectTPV(line, isEpoch: 0, of: log, device: fake.devices[0]) }
             }
         }
 

@@ -310,9 +310,7 @@ extension EndToEndTests {
                 let document = try Parsers.gpx(results[0].stdout)
                 #expect(document.trackCount == 1 && document.segments.count == 1, "\(results[0])")
                 #expect(document.segments.joined().map(\.time) == [log.time(ofEpoch: 0).iso8601], "\(results[0])")
-                withOnceTakingRMCReportOn325 {
-                    #expect(document.segments.first?.first?.eph == log.expectedHorizontalError(ofEpoch: 0))
-                }
+                #expect(document.segments.first?.first?.eph == log.expectedHorizontalError(ofEpoch: 0))
                 let table = try Parsers.csv(results[1].stdout)
                 #expect(table.header == Parsers.csvColumns)
                 #expect(table.rows.map { $0["time"] } == [log.time(ofEpoch: 0).iso8601], "\(results[1])")
@@ -320,7 +318,7 @@ extension EndToEndTests {
                 #expect(features.count == 1, "\(results[2])")
                 if let feature = features.first, let properties = feature["properties"] as? [String: Any] {
                     #expect(feature["type"] as? String == "Feature")
-                    withOnceTakingRMCReportOn325 { expectTPV(properties, isEpoch: 0, of: log, device: fake.devices[0]) }
+                    expectTPV(properties, isEpoch: 0, of: log, device: fake.devices[0])
                     #expect(properties["stationary"] as? Bool == false)
                 }
             }

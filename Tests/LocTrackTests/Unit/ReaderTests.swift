@@ -271,6 +271,23 @@ extension ReaderTests {
         #expect(recorder.events == [Self.connected, .fix(Reports.fix(0))])
     }
 
+    @Test("given an NMEA epoch as gpsd 3.25 sends it (a TPV after RMC, GSA and GGA) when asking for the first fix then it is GGA's whole fix, before the epoch ends")
+    func firstFixWaitsForTheWholeFixOfTheEpoch() async throws {
+        let gpsd = SocketpairGPSD()
+        // The epoch is held for 30 s: a fix taken in time was taken from its reports.
+        let session = Self.session(gpsd, timings: Self.timings { $0.quietFlush = .seconds(30) })
+        let rmc = #"{"class":"TPV","device":"\#(Reports.device)","mode":2,"time":"\#(Reports.time(0).iso8601)","lat":\#(Reports.latitude(0)),"lon":\#(Reports.longitude(0)),"track":44.125,"speed":1.5}"#
+        let gsa = Reports.tpv(0, mode: 2).replacing(#""mode":2"#, with: #""mode":3"#)
+        async let first = session.firstFix(timeout: .seconds(20), maximumAge: nil)
+        let peer = try await gpsd.peer()
+        try await Self.greet(peer)
+        try await peer.send(rmc, gsa, Reports.tpv(0))
+        let fix = try await first
+        #expect(fix == Reports.fix(0))
+        #expect(fix.mode == .threeD && fix.altitudeMSL == 83.25 && fix.horizontalError == 2.75)
+        session.finish()
+    }
+
     @Test("given a held epoch when finish() is called then it is delivered and the iteration ends")
     func finishDeliversHeldEpoch() async throws {
         let gpsd = SocketpairGPSD()
