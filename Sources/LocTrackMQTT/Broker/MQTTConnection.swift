@@ -43,6 +43,14 @@ final class MQTTConnection: MQTTTransport {
         mosquitto_disconnect_callback_set(handle) { _, userdata, code in
             CallbackBox.from(userdata)?.events.disconnects.append(code)
         }
+        // libmosquitto says why a TLS handshake failed only in its log ("OpenSSL Error[0]:
+        // error:0A000086:SSL routines::certificate verify failed"); its read then fails with
+        // MOSQ_ERR_TLS (2.0.11) or with errno EPROTO (2.0.21), which say nothing of it.
+        mosquitto_log_callback_set(handle) { _, userdata, _, text in
+            guard let text, let box = CallbackBox.from(userdata) else { return }
+            let line = String(cString: text)
+            if line.hasPrefix("OpenSSL Error") { box.tlsProblem = box.tlsProblem ?? TLSProblem(logLine: line) }
+        }
         mosquitto_message_callback_set(handle) { _, userdata, message in
             guard let message, let topic = message.pointee.topic else { return }
             let length = Int(message.pointee.payloadlen)
@@ -146,8 +154,13 @@ final class MQTTConnection: MQTTTransport {
     }
 
     private func check(_ code: Int32, _ call: String) throws(MQTTError) {
-        guard code != loctrack_mosquitto_success else { return }
-        throw MQTTError(call: call, code: code, errorNumber: code == MOSQ_ERR_ERRNO.rawValue ? Errno.current.code : nil)
+        guard code != loctrack_mosquitto_success else {
+            box.tlsProblem = nil
+            return
+        }
+        let errorNumber = code == MOSQ_ERR_ERRNO.rawValue ? Errno.current.code : nil
+        defer { box.tlsProblem = nil }
+        throw MQTTError(call: call, code: code, errorNumber: errorNumber, tlsProblem: box.tlsProblem)
     }
 
     /// Text for a CONNACK return code (libmosquitto's `mosquitto_connack_string`).
@@ -159,6 +172,8 @@ final class MQTTConnection: MQTTTransport {
 /// Where libmosquitto's callbacks put what they report (see ``MQTTConnection``).
 private final class CallbackBox {
     var events = MQTTEvents()
+    /// The first OpenSSL error libmosquitto logged since the last call returned.
+    var tlsProblem: TLSProblem?
 
     static func from(_ userdata: UnsafeMutableRawPointer?) -> CallbackBox? {
         userdata.map { Unmanaged<CallbackBox>.fromOpaque($0).takeUnretainedValue() }
@@ -170,12 +185,28 @@ struct MQTTError: Error, Sendable, Hashable, CustomStringConvertible {
     let call: String
     let code: Int32
     let errorNumber: Int32?
+    /// What OpenSSL said when the call failed in TLS.
+    var tlsProblem: TLSProblem? = nil
 
-    /// libmosquitto's `MOSQ_ERR_TLS`: the TLS handshake or a TLS read or write failed.
-    var isTLSFailure: Bool { code == MOSQ_ERR_TLS.rawValue }
+    /// The TLS handshake or a TLS read or write failed (libmosquitto's `MOSQ_ERR_TLS`, or
+    /// an error OpenSSL logged).
+    var isTLSFailure: Bool { code == MOSQ_ERR_TLS.rawValue || tlsProblem != nil }
 
     var description: String {
+        if let tlsProblem { return "\(call): TLS: \(tlsProblem.reason)" }
         if let errorNumber, errorNumber != 0 { return "\(call): \(Errno(code: errorNumber))" }
         return code < 0 ? "\(call) failed" : "\(call): \(String(cString: mosquitto_strerror(code)))"
+    }
+}
+
+/// OpenSSL's reason from one of libmosquitto's log lines, "OpenSSL Error[0]:
+/// error:0A000086:SSL routines::certificate verify failed": the text after its last colon.
+struct TLSProblem: Sendable, Hashable {
+    let reason: String
+
+    init(logLine: String) {
+        let tail = logLine.split(separator: ":", omittingEmptySubsequences: true).last.map(String.init) ?? logLine
+        let trimmed = tail.drop { $0 == " " }
+        reason = trimmed.isEmpty ? logLine : String(trimmed)
     }
 }
