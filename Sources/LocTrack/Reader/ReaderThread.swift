@@ -113,7 +113,7 @@ final class ReaderThread: Sendable {
             consumerExecutor: consumerExecutor)
         switch session.run() {
         case .stopped:
-            try? transport.send(GPSDCommand.unwatch)
+            Unwatch.send(on: transport, grace: timings.unwatchReply)
             return .stopped
         case .failed(let error):
             return .failed(error, wasServing: handler.sawBanner)

@@ -9,6 +9,8 @@ struct ReaderTimings: Sendable {
     var silence: Duration = .seconds(5)
     /// How long libgps's connect may take before the attempt counts as failed.
     var connect: Duration = .seconds(3)
+    /// How long a stopping reader waits for gpsd's reply to its unwatch (``Unwatch``).
+    var unwatchReply: Duration = .milliseconds(250)
 
     static let standard = ReaderTimings()
 }

@@ -12,7 +12,8 @@ struct ReaderTests {
     /// A held epoch waits 50 ms. The other limits are long, so a test that is slow to play
     /// gpsd on a busy machine does not hit them; the tests of a limit set it short.
     static let timings = ReaderTimings(
-        banner: .seconds(20), quietFlush: .milliseconds(50), silence: .seconds(10), connect: .seconds(20))
+        banner: .seconds(20), quietFlush: .milliseconds(50), silence: .seconds(10), connect: .seconds(20),
+        unwatchReply: .milliseconds(50))
 
     static func timings(_ change: (inout ReaderTimings) -> Void) -> ReaderTimings {
         var timings = Self.timings
@@ -43,10 +44,11 @@ struct ReaderTests {
 // MARK: Connecting and greeting
 
 extension ReaderTests {
-    @Test("given a session when it connects then it sends ?WATCH, and on finish ?WATCH off, then closes")
+    @Test("given a session when it connects then it sends ?WATCH, and on finish ?WATCH off, reads up to gpsd's reply, then closes")
     func watchAndUnwatch() async throws {
         let gpsd = SocketpairGPSD()
-        let session = Self.session(gpsd, device: "/dev/ttyACM0")
+        // Waiting 30 s for the reply: an end within the test's 20 s came from the reply.
+        let session = Self.session(gpsd, device: "/dev/ttyACM0", timings: Self.timings { $0.unwatchReply = .seconds(30) })
         var recorder = Recorder(session)
         let peer = try await gpsd.peer()
         #expect(try await peer.command() == #"?WATCH={"enable":true,"json":true,"device":"/dev/ttyACM0"};"#)
@@ -55,11 +57,32 @@ extension ReaderTests {
         #expect(recorder.events == [.status(.connected(GPSDSource(host: "scripted", port: "2947", device: "/dev/ttyACM0"), release: "3.22"))])
 
         session.finish()
+        #expect(try await peer.command() == Self.unwatch)
+        // Reports gpsd had queued, then its reply, as gpsd 3.25 writes it.
+        try await peer.send(Reports.tpv(0), Reports.tpv(1), #"{"class":"WATCH","enable":false,"json":false,"nmea":false,"raw":0,"scaled":false,"timing":false,"split24":false,"pps":false}"#)
+        try await peer.waitForEndOfFile()
         try await recorder.readToEnd()
         #expect(recorder.ended && recorder.failure == nil)
-        #expect(try await peer.command() == Self.unwatch)
-        try await peer.waitForEndOfFile()
+        #expect(recorder.fixes.isEmpty, "what came after the unwatch was read and dropped")
         #expect(gpsd.attempts == 1)
+    }
+
+    @Test("given a gpsd that never answers the unwatch when the session finishes then the reader closes after the grace, not before")
+    func unwatchWithoutReply() async throws {
+        let gpsd = SocketpairGPSD()
+        let session = Self.session(gpsd, timings: Self.timings { $0.unwatchReply = .milliseconds(300) })
+        var recorder = Recorder(session)
+        let peer = try await gpsd.peer()
+        try await Self.greet(peer)
+        try await recorder.read { $0.events.count >= 1 }
+        let finished = ContinuousClock.now
+        session.finish()
+        #expect(try await peer.command() == Self.unwatch)
+        try await peer.send(Reports.tpv(0))  // not the reply
+        try await peer.waitForEndOfFile()
+        #expect(ContinuousClock.now - finished >= .milliseconds(300))
+        try await recorder.readToEnd()
+        #expect(recorder.ended && recorder.failure == nil)
     }
 
     @Test("given a peer that never sends a VERSION banner when connected then the iteration throws notGPSD")
