@@ -19,8 +19,8 @@ from typing import Dict, List, Optional, Tuple
 OUTPUT_FIELDS = [
     "class", "device", "status", "mode", "time", "leapseconds", "ept", "lat", "lon", "altHAE", "altMSL",
     "epx", "epy", "epv", "track", "magtrack", "magvar", "speed", "climb", "epd", "eps", "epc",
-    "ecefx", "ecefy", "ecefz", "ecefvx", "ecefvy", "ecefvz", "ecefpAcc", "ecefvAcc", "velN", "velE", "velD",
-    "geoidSep", "eph", "sep",
+    "ecefx", "ecefy", "ecefz", "ecefvx", "ecefvy", "ecefvz", "ecefpAcc", "ecefvAcc", "relN", "relE", "relD", "relH", "relL",
+    "velN", "velE", "velD", "geoidSep", "eph", "sep", "dgpsAge", "dgpsSta",
 ]
 TEXT_EXACT_NUMBERS = {"lat", "lon"}
 PTY_RE = re.compile(r"^/dev/pts/\d+$")

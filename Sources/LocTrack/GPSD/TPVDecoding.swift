@@ -15,6 +15,9 @@ extension TPVReport {
     /// libgps's negative times for unreadable text) has no real time, so it is not a fix.
     static let earliestTime: Int64 = 347_155_200
 
+    /// Whether this libgps reads gpsd's `relN`… into their own fields (API 12, gpsd 3.23, on).
+    static let readsRelativePositions = loctrack_gps_api_major() > 11
+
     /// Reads the report libgps just unpacked. Takes a pointer: `gps_data_t` is
     /// 24 KB, too large to copy once per report (docs/performance.md, "What the design
     /// does for speed").
@@ -58,6 +61,17 @@ extension TPVReport {
                 }
             }
         }
+        // gpsd writes relN and relE together, relD in 3D, relH with relL.
+        let relativePosition: Fix.RelativePosition? = !Self.readsRelativePositions ? nil : finite(raw.NED.relPosN).flatMap { north in
+            finite(raw.NED.relPosE).map { east in
+                Fix.RelativePosition(
+                    north: north, east: east, down: finite(raw.NED.relPosD), heading: finite(raw.NED.relPosH),
+                    length: finite(raw.NED.relPosL))
+            }
+        }
+        // gpsd writes both or neither.
+        let dgpsAge = finite(raw.dgps_age)
+        let hasDGPS = dgpsAge != nil && raw.dgps_station >= 0
         self.fix = Fix(
             time: Timestamp(seconds: Int64(raw.time.tv_sec), nanoseconds: Int32(raw.time.tv_nsec)),
             mode: fixMode,
@@ -84,7 +98,10 @@ extension TPVReport {
             geoidSeparation: finite(raw.geoid_sep),
             leapSeconds: leapSeconds != 0 ? Int(leapSeconds) : nil,
             ecef: ecef,
-            velocityNED: velocityNED)
+            velocityNED: velocityNED,
+            relativePosition: relativePosition,
+            dgpsAge: hasDGPS ? dgpsAge : nil,
+            dgpsStation: hasDGPS ? Int(raw.dgps_station) : nil)
     }
 }
 

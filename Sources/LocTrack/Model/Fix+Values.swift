@@ -29,6 +29,9 @@ extension Fix {
         let leapSeconds: Int?
         let ecef: ECEF?
         let velocityNED: VelocityNED?
+        let relativePosition: RelativePosition?
+        let dgpsAge: Double?
+        let dgpsStation: Int?
         var isStationary: Bool
     }
 

@@ -62,6 +62,14 @@ public struct Fix: Sendable, Hashable, Codable {
     public var ecef: ECEF? { box.values.ecef }
     /// Velocity as north, east and down components, when the receiver reports them.
     public var velocityNED: VelocityNED? { box.values.velocityNED }
+    /// Where the receiver is from its RTK base, when an RTK receiver reports it (gpsd's
+    /// `relN`, `relE`, `relD`, `relH`, `relL`). Read from libgps 3.23 on: 3.22's libgps
+    /// stores `velN` where `relN` goes, so the two cannot be told apart there.
+    public var relativePosition: RelativePosition? { box.values.relativePosition }
+    /// Age of the differential corrections, seconds (gpsd's `dgpsAge`).
+    public var dgpsAge: Double? { box.values.dgpsAge }
+    /// The differential reference station's ID (gpsd's `dgpsSta`).
+    public var dgpsStation: Int? { box.values.dgpsStation }
     /// Whether the receiver has stayed within its own error estimate of one place for a
     /// few seconds (loctrack's judgement, not gpsd's; see docs/fixes.md).
     public var isStationary: Bool { box.values.isStationary }
@@ -81,7 +89,9 @@ public struct Fix: Sendable, Hashable, Codable {
         speed: Double? = nil, track: Double? = nil, magneticTrack: Double? = nil,
         magneticVariation: Double? = nil, climb: Double? = nil, speedError: Double? = nil,
         trackError: Double? = nil, climbError: Double? = nil, geoidSeparation: Double? = nil,
-        leapSeconds: Int? = nil, ecef: ECEF? = nil, velocityNED: VelocityNED? = nil, isStationary: Bool = false
+        leapSeconds: Int? = nil, ecef: ECEF? = nil, velocityNED: VelocityNED? = nil,
+        relativePosition: RelativePosition? = nil, dgpsAge: Double? = nil, dgpsStation: Int? = nil,
+        isStationary: Bool = false
     ) {
         box = Box(Values(
             time: time,
@@ -110,6 +120,9 @@ public struct Fix: Sendable, Hashable, Codable {
             leapSeconds: leapSeconds,
             ecef: ecef,
             velocityNED: velocityNED,
+            relativePosition: relativePosition,
+            dgpsAge: dgpsAge,
+            dgpsStation: dgpsStation,
             isStationary: isStationary))
     }
 
@@ -194,6 +207,21 @@ extension Fix {
             self.north = north
             self.east = east
             self.down = down
+        }
+    }
+
+    /// A position relative to an RTK base station, metres north, east and down, with the
+    /// baseline's heading (degrees) and length (metres) where the receiver gives them.
+    public struct RelativePosition: Sendable, Hashable, Codable {
+        public let north: Double, east: Double
+        public let down: Double?, heading: Double?, length: Double?
+
+        public init(north: Double, east: Double, down: Double? = nil, heading: Double? = nil, length: Double? = nil) {
+            self.north = north
+            self.east = east
+            self.down = down
+            self.heading = heading
+            self.length = length
         }
     }
 

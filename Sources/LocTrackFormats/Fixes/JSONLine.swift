@@ -61,6 +61,15 @@ package enum JSONLine {
             append("ecefpAcc", ecef.positionAccuracy, 2, to: &line)
             append("ecefvAcc", ecef.velocityAccuracy, 2, to: &line)
         }
+        if let relative = fix.relativePosition {
+            append("relN", relative.north, 3, to: &line)
+            append("relE", relative.east, 3, to: &line)
+            append("relD", relative.down, 3, to: &line)
+            if relative.heading != nil && relative.length != nil {
+                append("relH", relative.heading, 3, to: &line)
+                append("relL", relative.length, 3, to: &line)
+            }
+        }
         if let velocity = fix.velocityNED {
             append("velN", velocity.north, 3, to: &line)
             append("velE", velocity.east, 3, to: &line)
@@ -69,6 +78,11 @@ package enum JSONLine {
         append("geoidSep", fix.geoidSeparation, 3, to: &line)
         append("eph", fix.horizontalError, 3, to: &line)
         append("sep", fix.sphericalError, 3, to: &line)
+        if let station = fix.dgpsStation {
+            append("dgpsAge", fix.dgpsAge, 1, to: &line)
+            line.append(",\"dgpsSta\":")
+            line.append(station)
+        }
         line.append(fix.isStationary ? ",\"stationary\":true" : ",\"stationary\":false")
         if let odometer {
             append("odometer", odometer.metres, 3, to: &line)

@@ -101,8 +101,8 @@ struct ConformanceReplayTests {
     static let outputFields = [
         "class", "device", "status", "mode", "time", "leapseconds", "ept", "lat", "lon", "altHAE", "altMSL",
         "epx", "epy", "epv", "track", "magtrack", "magvar", "speed", "climb", "epd", "eps", "epc",
-        "ecefx", "ecefy", "ecefz", "ecefvx", "ecefvy", "ecefvz", "ecefpAcc", "ecefvAcc", "velN", "velE", "velD",
-        "geoidSep", "eph", "sep",
+        "ecefx", "ecefy", "ecefz", "ecefvx", "ecefvy", "ecefvz", "ecefpAcc", "ecefvAcc", "relN", "relE", "relD", "relH", "relL",
+        "velN", "velE", "velD", "geoidSep", "eph", "sep", "dgpsAge", "dgpsSta",
     ]
 }
 

@@ -27,6 +27,21 @@ struct OutputFormatTests {
             """)
     }
 
+    @Test("given an RTK fix with its baseline, velocity and DGPS age and station when written as JSON then they are in gpsd 3.25's places and digits")
+    func rtkJSON() {
+        let fix = Fix(
+            time: Timestamp(seconds: 1_795_321_503), mode: .threeD, status: .rtkFixed, latitude: 1.5, longitude: -2.25,
+            horizontalError: 0.014, velocityNED: Fix.VelocityNED(north: 0.25, east: -0.5, down: 0),
+            relativePosition: Fix.RelativePosition(north: -1234.5678, east: 56.78, down: 0.1254, heading: 92.5, length: 1236.1),
+            dgpsAge: 1.25, dgpsStation: 136)
+        #expect(OutputFormat.json.line(for: fix) == """
+            {"class":"TPV","status":3,"mode":3,"time":"2026-11-22T04:25:03.000Z","lat":1.500000000,"lon":-2.250000000,\
+            "relN":-1234.568,"relE":56.780,"relD":0.125,"relH":92.500,"relL":1236.100,\
+            "velN":0.250,"velE":-0.500,"velD":0.000,"eph":0.014,"dgpsAge":1.2,"dgpsSta":136,"stationary":false}
+
+            """)
+    }
+
     @Test("given a 2D fix with nothing but a position when written as JSON then unknown values are left out")
     func minimalJSON() {
         let fix = Fix(time: Timestamp(seconds: 0), mode: .twoD, latitude: 1.5, longitude: -2.25)

@@ -311,6 +311,22 @@ extension ReaderTests {
         session.finish()
     }
 
+    @Test("given an RTK receiver's TPV with its baseline and DGPS age and station when read then the fix carries them, the baseline where libgps reads it (3.23 on)")
+    func rtkFieldsAreCarried() async throws {
+        let gpsd = SocketpairGPSD()
+        var recorder = Recorder(Self.session(gpsd))
+        let peer = try await gpsd.peer()
+        try await Self.greet(peer)
+        let rtk = Reports.tpv(0).replacing(#","eph":"#, with: #","relN":-1.234,"relE":5.678,"relD":0.125,"relH":102.5,"relL":5.816,"dgpsAge":1.5,"dgpsSta":136,"eph":"#)
+        try await peer.send(rtk, Reports.tpv(1))  // the next epoch ends the first
+        try await recorder.read { $0.fixes.count >= 1 }
+        let fix = try #require(recorder.fixes.first)
+        #expect(fix.dgpsAge == 1.5 && fix.dgpsStation == 136)
+        let baseline = Fix.RelativePosition(north: -1.234, east: 5.678, down: 0.125, heading: 102.5, length: 5.816)
+        #expect(fix.relativePosition == (TPVReport.readsRelativePositions ? baseline : nil))
+        #expect(fix.latitude == Reports.fix(0).latitude && fix.horizontalError == 2.75)
+    }
+
     @Test("given a held epoch when finish() is called then it is delivered and the iteration ends")
     func finishDeliversHeldEpoch() async throws {
         let gpsd = SocketpairGPSD()
