@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 
 /// The installed gpsd's version (`gpsd -V`: `gpsd: 3.25 (revision 3.25)`), for what the
 /// harness must do differently for 3.22 (Debian 12) and 3.25 (Debian 13).
@@ -22,16 +23,17 @@ package struct GPSDVersion: Comparable, Sendable, CustomStringConvertible {
     /// `/usr/sbin/gpsd -V`, read once; 3.22 (what the harness was measured with first) when
     /// gpsd is missing or says something else.
     package static let installed: GPSDVersion = {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/sbin/gpsd")
-        process.arguments = ["-V"]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        guard (try? process.run()) != nil else { return GPSDVersion(3, 22) }
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return GPSDVersion(versionOutput: String(decoding: data, as: UTF8.self)) ?? GPSDVersion(3, 22)
+        // A ChildProcess, not Foundation's Process: its pipes are close-on-exec, so no child
+        // another suite spawns meanwhile holds their write end and keeps the read from ending.
+        guard let child = try? ChildProcess(
+            executable: "/usr/sbin/gpsd", arguments: ["gpsd", "-V"], stdin: .null, stdout: .pipe, stderr: .pipe,
+            newProcessGroup: false)
+        else { return GPSDVersion(3, 22) }
+        _ = child.waitForExit(within: .seconds(10))
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !((child.stdout?.ended ?? true) && (child.stderr?.ended ?? true)) && ContinuousClock.now < deadline { usleep(1_000) }
+        let output = (child.stdout?.text ?? "") + (child.stderr?.text ?? "")
+        return GPSDVersion(versionOutput: output) ?? GPSDVersion(3, 22)
     }()
 
     package static func < (left: GPSDVersion, right: GPSDVersion) -> Bool {

@@ -1,6 +1,7 @@
 import Glibc
 import LocTrack
 @testable import LocTrackCLI
+import LocTrackSystem
 import LocTrackTestSupport
 import Synchronization
 import Testing
@@ -16,10 +17,12 @@ struct OutputWriterTests {
         let write: Int32
 
         init() {
-            var ends: [Int32] = [-1, -1]
-            _ = Glibc.pipe(&ends)
-            _ = fcntl(ends[0], F_SETFL, fcntl(ends[0], F_GETFL) | O_NONBLOCK)
-            (read, write) = (ends[0], ends[1])
+            // Close-on-exec: a child another suite spawns meanwhile (a mosquitto) would
+            // otherwise hold the read end, and a writer the test leaves blocked on a full
+            // pipe would never get EPIPE when the test closes its ends (a run hung so).
+            let ends = try! makeRawPipe()
+            _ = fcntl(ends.read, F_SETFL, fcntl(ends.read, F_GETFL) | O_NONBLOCK)
+            (read, write) = (ends.read, ends.write)
         }
 
         deinit {
