@@ -42,7 +42,12 @@
 #   make trixie-root      a Debian 13 (trixie) root with gpsd 3.25, libgps 3.25 and what make test
 #                         needs, in $(TRIXIE_ROOT) (debootstrap once, then cached; scripts/trixie/)
 #   make trixie-test      make test in that root, on a clone of HEAD plus uncommitted changes,
-#                         with this machine's /opt/swift mounted (TRIXIE_TARGETS="demo test" for more)
+#                         with this machine's /opt/swift mounted (TRIXIE_TARGETS="demo test" for more;
+#                         ../shared/gpsd-logs is mounted too, so TRIXIE_TARGETS=conformance runs there)
+#   make trixie-deb       make deb and make deb-check in that root: the Debian 13 package, installed
+#                         there with apt and run (stream against gpsd 3.25, serve, trips)
+#   make deb-check        installs the loctrack_*.deb make deb left here with apt, runs stream (the
+#                         demo drive through gpsfake), serve and trips from it, purges it (root or sudo)
 #   make faults           fault injection (make faults-long: plus a 1,000,000-fix run)
 #   make kills            monitor run killed 200 times, stream recording and publishing 100
 #                         times: nothing lost (the SIGKILL tests of make test, full counts)
@@ -140,12 +145,17 @@ test: deps test-deps
 # need root (debootstrap, chroot, namespaces); the root is made once (about 3 minutes) and kept.
 TRIXIE_ROOT ?= /var/cache/loctrack-trixie
 TRIXIE_TARGETS ?= test
-.PHONY: trixie-root trixie-test
+.PHONY: trixie-root trixie-test trixie-deb
 trixie-root:
 	TRIXIE_ROOT=$(TRIXIE_ROOT) bash scripts/trixie/root.sh
 
 trixie-test:
 	TRIXIE_ROOT=$(TRIXIE_ROOT) TRIXIE_TARGETS="$(TRIXIE_TARGETS)" bash scripts/trixie/test.sh
+
+# The package built in the root (in its .build: the root's clone keeps only .build between runs)
+# and installed there with apt by the same check CI makes on Debian 12 (scripts/deb-check.sh).
+trixie-deb:
+	TRIXIE_ROOT=$(TRIXIE_ROOT) TRIXIE_TARGETS="deb deb-check DEB_SCRATCH=.build" bash scripts/trixie/test.sh
 
 # The tests under load (scripts/test-stress.sh: STRESS_TEST_RUNS, STRESS_SERVE_RUNS, STRESS_CPUS,
 # STRESS_DIR): a test that fails once under load is a defect.
@@ -487,6 +497,11 @@ deb: deb-build
 
 check-unit:
 	@bash scripts/check-unit.sh
+
+# The package make deb left here, installed with apt, run and purged (scripts/deb-check.sh).
+.PHONY: deb-check
+deb-check:
+	@bash scripts/deb-check.sh
 
 # The version alone, for scripts (.ci/run compares it with the installed package's).
 .PHONY: print-version

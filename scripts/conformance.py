@@ -11,7 +11,8 @@ the other numbers by value (a number equal in value but written differently is
 listed as a format warning; --strict-text makes it a failure).  A field loctrack
 prints that gpsd's report did not have is a failure too.
 
-The way: NAME.log is replayed by gpsfake into a real gpsd 3.22; loctrack and
+The way: NAME.log is replayed by gpsfake into a real gpsd (the one on PATH: 3.22 on
+Debian 12, 3.25 in the trixie root of scripts/trixie/, whose version the table names); loctrack and
 gpspipe -w watch the same gpsd; the expectation is what gpsd sent in THAT run
 (gpspipe's TPVs), also checked against gpsfake's own watcher (was gpspipe
 attached from the start?) and, for information, against the stored capture
@@ -219,6 +220,16 @@ def gpsfake_attempt(config: Config, log: Path) -> Outcome:
     return outcome
 
 
+def gpsd_version() -> str:
+    """gpsd's version as `gpsd -V` prints it ("gpsd: 3.25 (revision 3.25)" -> "3.25")."""
+    try:
+        text = subprocess.run(["gpsd", "-V"], capture_output=True, text=True, timeout=10).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return "(version unknown)"
+    words = text.split()
+    return words[1] if len(words) > 1 and words[0] == "gpsd:" else "(version unknown)"
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(description="loctrack's fixes against gpsd's epochs over recorded logs.")
     parser.add_argument("--logs", type=Path,
@@ -284,8 +295,8 @@ def main(argv: Optional[List[str]] = None) -> int:
             outcomes[log] = outcome
             say(config, "%s %s: %s in %.1f s" % (way, log.name, "FAIL" if outcome.failed else "ok", outcome.seconds))
     all_outcomes = [outcomes[log] for log in logs]
-    print_table("gpsfake: NAME.log -> gpsfake -c %g -> gpsd 3.22 -> loctrack (+ gpspipe -w) (%.0f s)"
-                % (args.cycle, time.monotonic() - started), all_outcomes)
+    print_table("gpsfake: NAME.log -> gpsfake -c %g -> gpsd %s -> loctrack (+ gpspipe -w) (%.0f s)"
+                % (args.cycle, gpsd_version(), time.monotonic() - started), all_outcomes)
     with open(config.out / way / "diffs.txt", "w") as sink:
         print_diffs(all_outcomes, args.max_diffs, sink)
 

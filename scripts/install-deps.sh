@@ -30,6 +30,10 @@
 #                             with its own configuration; installing nginx-light also starts
 #                             Debian's own nginx service on port 80 where systemd runs, which
 #                             the bench does not use)
+#   trixie  debootstrap       `make trixie-root` makes a Debian 13 root with it (scripts/trixie/)
+#           iproute2, procps  `make trixie-test` brings up the loopback of its network namespace
+#                             (ip) and ends the namespaces when stopped (pkill): a minimal
+#                             Debian 12 may lack either
 #
 # Usage: install-deps.sh GROUP...   (no group: build and demo, which is `make deps`)
 # Debian/Ubuntu only (apt-get), any architecture. Uses sudo when not run as root.
@@ -46,7 +50,8 @@ group_packages() {
         venv) echo python3-venv ;;
         browser) echo chromium chromium-driver python3-selenium ;;
         bench) echo wrk nginx-light ;;
-        *) echo "deps: no group '$1' (build, demo, test, traccar, deb, venv, browser, bench)" >&2; return 1 ;;
+        trixie) echo debootstrap iproute2 procps ;;
+        *) echo "deps: no group '$1' (build, demo, test, traccar, deb, venv, browser, bench, trixie)" >&2; return 1 ;;
     esac
 }
 
@@ -84,6 +89,7 @@ installed() { # dpkg's view when there is a dpkg, else look for the files themse
         python3-selenium) /usr/bin/python3 -c 'import selenium' >/dev/null 2>&1 ;;
         wrk) command -v wrk >/dev/null 2>&1 ;;
         nginx-light) command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] ;;
+        debootstrap) command -v debootstrap >/dev/null 2>&1 || [ -x /usr/sbin/debootstrap ] ;;
     esac
 }
 

@@ -13,12 +13,14 @@
 set -euo pipefail
 
 ROOT=${TRIXIE_ROOT:-/var/cache/loctrack-trixie}
-# What `make deps` and `make test-deps` install (scripts/install-deps.sh build demo test), and
-# the swift.org toolchain's documented prerequisites for Debian, with trixie's gcc 14.
+# What `make deps`, `make test-deps` and `make deb` install (scripts/install-deps.sh build demo
+# test deb), and the swift.org toolchain's documented prerequisites for Debian, with trixie's
+# gcc 14.
 PACKAGES=(
     libgps-dev libmosquitto-dev libxml2-dev libcurl4-openssl-dev libsqlite3-dev
     gpsd gpsd-clients libjs-leaflet
     mosquitto mosquitto-clients zsh fish sqlite3
+    dpkg-dev lintian
     binutils gcc g++ git gnupg2 libc6-dev libedit2 libgcc-14-dev libpython3-dev libsqlite3-0
     libstdc++-14-dev libz3-dev pkg-config python3 tzdata unzip zlib1g-dev make ca-certificates
     procps iproute2
@@ -31,7 +33,7 @@ if [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$WANT" ]; then
     exit 0
 fi
 [ "$(id -u)" -eq 0 ] || { echo "trixie root: needs root (debootstrap, chroot)" >&2; exit 1; }
-command -v debootstrap >/dev/null || apt-get install -y debootstrap >/dev/null
+bash "$(dirname "$0")/../install-deps.sh" trixie >/dev/null
 
 mirror=${TRIXIE_MIRROR:-}
 if [ -z "$mirror" ]; then

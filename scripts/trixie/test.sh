@@ -6,6 +6,11 @@
 #   TRIXIE_ROOT    the root (default /var/cache/loctrack-trixie)
 #   TRIXIE_SWIFT   the toolchain folder to mount at /opt/swift (default /opt/swift)
 #   TRIXIE_TARGETS the make targets (default: test), e.g. "demo test"
+#   GPSD_LOGS      gpsd's recordings for `make conformance` and `make fuzz` (default
+#                  ../shared/gpsd-logs beside this checkout, when it exists): mounted read-only
+#                  at /src/shared/gpsd-logs, which is ../shared/gpsd-logs of the root's clone, so
+#                  the targets find them as they do on the host. Nothing is mounted without them
+#                  (make test does not need them).
 #
 # The sources: a clone kept in the root at /src/loctrack (its .build is kept, so a second run
 # builds incrementally), set to this checkout's HEAD plus its uncommitted changes and new files
@@ -19,6 +24,7 @@ ROOT=${TRIXIE_ROOT:-/var/cache/loctrack-trixie}
 TOOLCHAIN=${TRIXIE_SWIFT:-/opt/swift}
 TARGETS=${TRIXIE_TARGETS:-test}
 REPO=$(git -C "$(dirname "$0")/../.." rev-parse --show-toplevel)
+LOGS=${GPSD_LOGS:-$REPO/../shared/gpsd-logs}
 
 if [ "${1:-}" = --inside ]; then
     # In the new namespaces (PID 1 here): mounts are private to them.
@@ -39,6 +45,11 @@ if [ "${1:-}" = --inside ]; then
     mkdir -p "$ROOT/opt/swift"
     mount --bind "$TOOLCHAIN" "$ROOT/opt/swift"
     mount -o remount,bind,ro "$ROOT/opt/swift"
+    if [ -d "$LOGS" ]; then
+        mkdir -p "$ROOT/src/shared/gpsd-logs"
+        mount --bind "$LOGS" "$ROOT/src/shared/gpsd-logs"
+        mount -o remount,bind,ro "$ROOT/src/shared/gpsd-logs"
+    fi
     ip link set lo up
     exec chroot "$ROOT" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb TMPDIR=/tmp \
         PATH=/opt/swift/usr/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
@@ -61,8 +72,15 @@ git -C "$REPO" diff --binary HEAD | git -C "$SRC" apply --allow-empty
 git -C "$REPO" ls-files -z --others --exclude-standard | (cd "$REPO" && tar --null -T - -cf -) | tar -xf - -C "$SRC"
 echo "trixie test: $(git -C "$SRC" log -1 --format='%h %s') $(git -C "$REPO" diff --quiet HEAD || echo '+ uncommitted changes')"
 
+# Serve/ builds against packages from GitHub, and no Package.resolved is committed: a target that
+# builds it (make deb, serve, serve-unit) gets them resolved here, with this machine's network and
+# toolchain, into the clone's Serve/.build, as the namespaces below have loopback only.
+if [[ " $TARGETS " =~ \ (deb|serve|serve-unit|serve-test)\  ]]; then
+    "$TOOLCHAIN/usr/bin/swift" package resolve --package-path "$SRC/Serve" --scratch-path "$SRC/Serve/.build"
+fi
+
 unshare --mount --ipc --pid --net --uts --fork --kill-child env TRIXIE_ROOT="$ROOT" TRIXIE_SWIFT="$TOOLCHAIN" \
-    TRIXIE_TARGETS="$TARGETS" bash "$0" --inside &
+    TRIXIE_TARGETS="$TARGETS" GPSD_LOGS="$LOGS" bash "$0" --inside &
 namespaces=$!
 # unshare ignores SIGINT and SIGTERM while it waits: a stopped run kills the namespaces' first
 # process instead, and the kernel then ends every process in them and drops their mounts.
