@@ -98,9 +98,9 @@ Description: GPS fixes from gpsd, one per epoch, as JSON, GPX, CSV or GeoJSON
  own field names: JSON lines, text, CSV, GPX 1.1, GeoJSON or OwnTracks. It
  records tracks into daily files that stay valid whatever ends the process,
  reports when the receiver enters or leaves named geofences, and publishes to
- an MQTT broker through an on-disk spool that loses nothing. `loctrack serve`
+ an MQTT broker through an on-disk spool that loses nothing. \`loctrack serve\`
  shows the position, the track, the satellites and the receiver's state live
- in a browser, with no internet connection needed. `loctrack trips` lists the
+ in a browser, with no internet connection needed. \`loctrack trips\` lists the
  trips in recorded tracks (its own, or GPX from other programs).
  .
  The package includes two systemd units, neither enabled on installation: one
