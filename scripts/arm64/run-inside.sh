@@ -29,7 +29,8 @@ rc=0
 LOCTRACK=/usr/bin/loctrack CYCLE="$CYCLE" bash scripts/demo.sh >"$out" 2>&1 || rc=$?
 head -n 12 "$out"
 echo "[...]"
-tail -n 6 "$out"
+grep -E '^[0-9]{4}-[0-9]{2}-[0-9]{2}T' "$out" | tail -n 3
+grep -v -E '^[0-9]{4}-[0-9]{2}-[0-9]{2}T' "$out" | tail -n 6
 fixes=$(grep -cE '^[0-9]{4}-[0-9]{2}-[0-9]{2}T' "$out" || true)
 echo "demo: exit $rc, $fixes lines with a fix time, $((SECONDS - t)) s"
 [ "$rc" -eq 0 ] && [ "$fixes" -gt 100 ] || { echo "arm64 run: the demo failed" >&2; exit 1; }
@@ -51,7 +52,7 @@ page=$(fetch "http://127.0.0.1:$web_port/" || true)
 [[ "$page" == *'<html'* ]] && echo "GET /: $(printf '%s' "$page" | wc -c) bytes, $(printf '%s' "$page" | grep -o '<title>[^<]*</title>')" \
     || { echo "serve: no page"; rc=1; }
 leaflet=$(fetch "http://127.0.0.1:$web_port/leaflet/leaflet.js" || true)
-[[ "$leaflet" == *Leaflet* ]] && echo "GET /leaflet/leaflet.js: $(printf '%s' "$leaflet" | wc -c) bytes, $(printf '%s' "$leaflet" | grep -o 'Leaflet [0-9.]*' | head -n1)" \
+[[ "$leaflet" == *Leaflet* ]] && echo "GET /leaflet/leaflet.js: $(printf '%s' "$leaflet" | wc -c) bytes (libjs-leaflet $(dpkg-query -W -f='${Version}' libjs-leaflet))" \
     || { echo "serve: no leaflet.js"; rc=1; }
 fix=
 for _ in $(seq 60); do
