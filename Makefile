@@ -39,7 +39,8 @@
 #                         root), packaged with the arm64 root's strip and dpkg-shlibdeps, then
 #                         installed with apt in an arm64 trixie root under qemu and run against
 #                         gpsd 3.25 and the demo drive (stream, serve, trips); each stage timed.
-#                         Needs root; about 50 minutes the first time (scripts/arm64/,
+#                         Needs root; here about 31 minutes the first time (17 of them the
+#                         roots, made once), 14 with the roots made (scripts/arm64/,
 #                         docs/packaging.md)
 #   make arm64-root       only its three Debian roots, in $(ARM64_CACHE)/loctrack-arm64-* (made
 #                         once, then cached; qemu-user-static installed and registered)
