@@ -34,6 +34,16 @@
 #   make uninstall        removes what install put there
 #   make deb              loctrack_VERSION-1_ARCH.deb (static Swift runtime, in .build-deb),
 #                         checked by lintian (docs/packaging.md)
+#   make deb-arm64        loctrack_VERSION-1_arm64.deb for Debian 13 arm64 (a Raspberry Pi), made
+#                         here: cross-built with Debian's swiftlang 6.2.3 (an amd64 unstable
+#                         root), packaged with the arm64 root's strip and dpkg-shlibdeps, then
+#                         installed with apt in an arm64 trixie root under qemu and run against
+#                         gpsd 3.25 and the demo drive (stream, serve, trips); each stage timed.
+#                         Needs root; here about 31 minutes the first time (17 of them the
+#                         roots, made once), 14 with the roots made (scripts/arm64/,
+#                         docs/packaging.md)
+#   make arm64-root       only its three Debian roots, in $(ARM64_CACHE)/loctrack-arm64-* (made
+#                         once, then cached; qemu-user-static installed and registered)
 #   make check-unit       systemd-analyze verify on the systemd units, when systemd-analyze is there
 #   make figures          docs/figures/architecture.svg from architecture.dot (Graphviz)
 #   make clean            swift package clean + remove .build and Serve/.build
@@ -466,6 +476,21 @@ kills: deps test-deps
 #                        Variables: DEB_REVISION=1, DEB_SCRATCH=.build-deb,
 #                        DEB_SERVE_SCRATCH=Serve/.build, LINTIAN=yes|no,
 #                        DEB_MAINTAINER='Name <address>' (default: the last commit's author).
+#   make deb-arm64       the same package for arm64, as root (scripts/arm64/deb.sh, its stages timed
+#                        into .build-arm64/times.txt): roots (roots.sh: qemu-user-static and
+#                        binfmt, then three Debian roots made once in ARM64_CACHE: amd64 unstable
+#                        with swiftlang 6.2.3, Debian's arm64 Swift runtime of that version and a
+#                        Swift SDK; arm64 trixie with the -dev packages, the sysroot; arm64
+#                        trixie with gpsd 3.25), build (build.sh: the three programs with
+#                        DEB_SWIFT_FLAGS and --swift-sdk, scratch path .build-arm64), package
+#                        (package.sh: make install and scripts/make-deb.sh inside the arm64
+#                        sysroot under qemu, then this machine's lintian), run (run.sh: apt
+#                        install in a throwaway overlay of the gpsd root; the demo through
+#                        loctrack stream, loctrack serve's page, leaflet.js and /api/fix,
+#                        loctrack trips on a GPX). Output: ./loctrack_VERSION-DEB_REVISION_arm64.deb.
+#                        Variables: ARM64_CACHE=/var/cache, ARM64_LINTIAN=yes|no, DEB_REVISION,
+#                        DEB_MAINTAINER.
+#   make arm64-root      only the roots of deb-arm64.
 #   make check-unit      systemd-analyze verify dist/systemd/loctrack.service and
 #                        loctrack-serve.service (skipped with a note where systemd-analyze is
 #                        missing)
@@ -494,6 +519,19 @@ deb: deb-build
 	$(MAKE) --no-print-directory install DESTDIR='$(abspath $(DEB_STAGE))' PREFIX=/usr BIN='$(DEB_BIN)' SYSTEMD_UNIT=yes
 	STAGE='$(DEB_STAGE)' VERSION='$(VERSION)' REVISION='$(DEB_REVISION)' LINTIAN='$(LINTIAN)' \
 		$(if $(DEB_MAINTAINER),MAINTAINER='$(DEB_MAINTAINER)') bash scripts/make-deb.sh
+
+# arm64 (a Raspberry Pi's Debian 13): cross-built with Debian's swiftlang 6.2.3, packaged by
+# scripts/make-deb.sh inside an arm64 trixie root, installed with apt and run under qemu
+# (scripts/arm64/; three roots in $(ARM64_CACHE), made once).
+ARM64_CACHE ?= /var/cache
+ARM64_LINTIAN ?= yes
+.PHONY: arm64-root deb-arm64
+arm64-root:
+	ARM64_CACHE='$(ARM64_CACHE)' bash scripts/arm64/roots.sh
+
+deb-arm64:
+	ARM64_CACHE='$(ARM64_CACHE)' VERSION='$(VERSION)' REVISION='$(DEB_REVISION)' SWIFT_FLAGS='$(DEB_SWIFT_FLAGS)' \
+		LINTIAN='$(ARM64_LINTIAN)' $(if $(DEB_MAINTAINER),MAINTAINER='$(DEB_MAINTAINER)') bash scripts/arm64/deb.sh
 
 check-unit:
 	@bash scripts/check-unit.sh

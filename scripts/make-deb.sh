@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # The second half of `make deb`: turns the staging folder that `make install
 # DESTDIR=$STAGE PREFIX=/usr` filled into loctrack_VERSION_ARCH.deb, then runs lintian.
-# See docs/packaging.md for what the package holds and why.
+# See docs/packaging.md for what the package holds and why. The package is for the
+# architecture of the system it runs on (dpkg --print-architecture), with that system's strip,
+# ldd and dpkg-shlibdeps: make deb-arm64 runs it inside an arm64 Debian root under qemu
+# (scripts/arm64/package.sh).
 #
 #   STAGE       the staging folder (make install's DESTDIR); its DEBIAN/ is written here
 #   VERSION     upstream version, the one `loctrack --version` prints (Makefile: HelpText.swift)
@@ -9,6 +12,8 @@
 #   OUTDIR      where the .deb goes (default .)
 #   MAINTAINER  "Name <address>" (default: the last commit's author)
 #   LINTIAN     yes (default): lintian must report no errors; no: skip it
+#   COMMIT      the commit named in the changelog (default: git rev-parse --short HEAD),
+#               for a root without git or without this repository's .git
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -25,7 +30,7 @@ TRIPS=$STAGE/usr/lib/loctrack/loctrack-trips
 DOCDIR=$STAGE/usr/share/doc/$PACKAGE
 # Reproducible: every timestamp is the commit's (dpkg-deb clamps file times to it too).
 export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || date +%s)}
-COMMIT=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+: "${COMMIT:=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}"
 
 fail() { echo "make deb: $*" >&2; exit 1; }
 

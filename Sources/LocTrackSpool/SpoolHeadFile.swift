@@ -39,13 +39,21 @@ struct SpoolHeadFile {
         guard bytes.count == 2 * slotSize else {
             throw .corrupt(path, at: nil, "\(bytes.count) bytes instead of \(2 * slotSize)")
         }
-        let values = (0..<2).map { decode(Array(bytes[($0 * slotSize)..<(($0 + 1) * slotSize)])) }
-        guard let head = values.compactMap({ $0 }).max() else {
+        let first = decode(Array(bytes[0..<slotSize])), second = decode(Array(bytes[slotSize..<(2 * slotSize)]))
+        // The larger valid value; the next write overwrites a spoiled slot, else the one with
+        // the smaller (older) value. (Spelled out per slot rather than mapped over the two:
+        // Debian's swiftlang 6.2.3, make deb-arm64, stops on an assertion in its optimizer,
+        // CSE's "unexpected phi on access path", on the map over slices of `bytes`.)
+        switch (first, second) {
+        case let (first?, second?):
+            return (SpoolHeadFile(path: path, file: file, nextSlot: first <= second ? 0 : 1), max(first, second))
+        case let (first?, nil):
+            return (SpoolHeadFile(path: path, file: file, nextSlot: 1), first)
+        case let (nil, second?):
+            return (SpoolHeadFile(path: path, file: file, nextSlot: 0), second)
+        case (nil, nil):
             throw .corrupt(path, at: 0, "neither copy of the head passes its checksum")
         }
-        // Overwrite a spoiled slot, else the one with the smaller (older) value.
-        let older = values[0] == nil ? 0 : values[1] == nil ? 1 : (values[0]! <= values[1]! ? 0 : 1)
-        return (SpoolHeadFile(path: path, file: file, nextSlot: older), head)
     }
 
     /// Creates the head file of `directory` holding `head` in both slots: written to
