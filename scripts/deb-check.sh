@@ -70,8 +70,10 @@ serve_from_package() {
     return "$rc"
 }
 
-debs=(loctrack_*.deb)
-[ ${#debs[@]} -eq 1 ] && [ -f "${debs[0]}" ] || { echo "expected one loctrack_*.deb, found: ${debs[*]}"; exit 1; }
+# This machine's architecture only: make deb-arm64 leaves an arm64 package beside it.
+arch=$(dpkg --print-architecture)
+debs=(loctrack_*_"$arch".deb)
+[ ${#debs[@]} -eq 1 ] && [ -f "${debs[0]}" ] || { echo "expected one loctrack_*_$arch.deb, found: ${debs[*]}"; exit 1; }
 if dpkg-query -W -f='${Status}' loctrack 2>/dev/null | grep -q 'install ok installed'; then
     echo "loctrack is already installed on this machine: not replacing it"
     exit 0
