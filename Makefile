@@ -53,7 +53,9 @@
 #                         needs, in $(TRIXIE_ROOT) (debootstrap once, then cached; scripts/trixie/)
 #   make trixie-test      make test in that root, on a clone of HEAD plus uncommitted changes,
 #                         with this machine's /opt/swift mounted (TRIXIE_TARGETS="demo test" for more;
-#                         ../shared/gpsd-logs is mounted too, so TRIXIE_TARGETS=conformance runs there)
+#                         ../shared/gpsd-logs is mounted too, so TRIXIE_TARGETS=conformance runs there;
+#                         TRIXIE_TARGETS=trixie-lane is CI's: make test beside the conformance
+#                         run's replays, then the demo)
 #   make trixie-deb       make deb and make deb-check in that root: the Debian 13 package, installed
 #                         there with apt and run (stream against gpsd 3.25, serve, trips)
 #   make deb-check        installs the loctrack_*.deb make deb left here with apt, runs stream (the
@@ -277,12 +279,35 @@ LOCTRACK ?= $(BIN)
 PYTHON ?= python3
 CONFORMANCE_FLAGS ?=
 
-.PHONY: conformance
+.PHONY: conformance conformance-replays
 conformance: build
 	$(SWIFT) build --build-tests
 	LOCTRACK_GPSD_LOGS='$(or $(GPSD_LOGS),../shared/gpsd-logs)' $(SWIFT) test --skip-build --filter ConformanceReplay
+	$(MAKE) --no-print-directory conformance-replays
+
+# Its replays through gpsfake alone (no SwiftPM: they can run beside a `swift test`).
+conformance-replays:
 	LOCTRACK='$(LOCTRACK)' $(if $(GPSD_LOGS),GPSD_LOGS='$(GPSD_LOGS)') $(PYTHON) scripts/conformance.py $(CONFORMANCE_FLAGS)
 	LOCTRACK='$(LOCTRACK)' $(if $(GPSD_LOGS),GPSD_LOGS='$(GPSD_LOGS)') $(PYTHON) scripts/quirks.py
+
+# What CI's trixie lane runs in the Debian 13 root (scripts/trixie/test.sh): the debug build and
+# its tests, then make test with the recordings' ConformanceReplay cases (LOCTRACK_GPSD_LOGS)
+# beside the conformance run's replays, both mostly waiting on gpsd (side by side: each its own
+# gpsd and ports; SwiftPM holds .build for the whole of a swift test, so the replays, which
+# need no SwiftPM, are the part that can run beside it); then the demo. Every part runs even
+# after one failed; the target fails if any did. Without gpsd's recordings: make test and the demo.
+.PHONY: trixie-lane
+trixie-lane: deps test-deps
+	$(SWIFT) build --build-tests
+	@status=0; \
+	if [ -d '$(or $(GPSD_LOGS),../shared/gpsd-logs)' ]; then \
+		LOCTRACK_GPSD_LOGS='$(abspath $(or $(GPSD_LOGS),../shared/gpsd-logs))' $(MAKE) --no-print-directory -k -j2 -Otarget \
+			-o build -o deps -o test-deps test conformance-replays LOCTRACK=.build/debug/loctrack || status=1; \
+	else \
+		$(MAKE) --no-print-directory -o deps -o test-deps test || status=1; \
+	fi; \
+	$(MAKE) --no-print-directory -o build demo BIN=.build/debug/loctrack || status=1; \
+	exit $$status
 
 # ---------------------------------------------------------------------------
 # bench: loctrack against a C libgps client, its Swift port, `gpspipe -w`, `gpspipe -w | jq -c .`
