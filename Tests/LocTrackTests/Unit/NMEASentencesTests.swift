@@ -1,0 +1,66 @@
+import LocTrack
+@testable import LocTrackFormats
+import Testing
+
+/// NMEA 0183's RMC and GGA for a fix (issue 36's `--format nmea` and `udp://` will write them).
+@Suite("NMEA 0183 sentences")
+struct NMEASentencesTests {
+    static func sentences(_ fix: Fix, talker: NMEASentences.Talker = .gps, satellites: Int? = nil, hdop: Double? = nil) -> [String] {
+        var output = OutputBytes()
+        NMEASentences.append(fix, talker: talker, satellitesUsed: satellites, hdop: hdop, to: &output)
+        return String(decoding: output.bytes, as: UTF8.self).split(separator: "\r\n").map(String.init)
+    }
+
+    @Test("given NMEA's textbook GGA when its checksum is taken then it is the 47 the sentence carries")
+    func textbookChecksum() {
+        #expect(NMEASentences.checksum(of: Array("GPGGA,123519,4807.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,".utf8)) == 0x47)
+    }
+
+    @Test("given a 3D DGPS fix with speed, course, variation, SKY's count and HDOP and a DGPS station when written then RMC and GGA carry them, to 5 decimals of a minute, with checksums")
+    func fullFix() {
+        let fix = Fix(
+            time: Timestamp(seconds: 1_773_573_124, nanoseconds: 560_000_000), mode: .threeD, status: .dgps,
+            latitude: 48.1173, longitude: -11.516666667, altitudeHAE: 592.3, altitudeMSL: 545.4,
+            speed: 11.523, track: 84.4, magneticVariation: -3.1, geoidSeparation: 46.9, dgpsAge: 2.5, dgpsStation: 12)
+        let lines = Self.sentences(fix, talker: .gnss, satellites: 8, hdop: 0.9)
+        #expect(lines == [
+            "$GNRMC,111204.56,A,4807.03800,N,01131.00000,W,22.40,84.40,150326,3.1,W,D*" + Self.sum("GNRMC,111204.56,A,4807.03800,N,01131.00000,W,22.40,84.40,150326,3.1,W,D"),
+            "$GNGGA,111204.56,4807.03800,N,01131.00000,W,2,08,0.9,545.4,M,46.9,M,2.5,0012*" + Self.sum("GNGGA,111204.56,4807.03800,N,01131.00000,W,2,08,0.9,545.4,M,46.9,M,2.5,0012"),
+        ])
+        #expect(lines.allSatisfy { $0.utf8.count + 2 <= 82 }, "NMEA's longest sentence is 82 characters with CR LF")
+    }
+
+    @Test("given a 2D fix with nothing but a position when written then the unknown fields are empty and GGA has no altitude")
+    func bareFix() {
+        let fix = Fix(time: Timestamp(seconds: 0), mode: .twoD, latitude: -33.856784, longitude: 151.215297)
+        #expect(Self.sentences(fix) == [
+            "$GPRMC,000000.00,A,3351.40704,S,15112.91782,E,,,010170,,,A*" + Self.sum("GPRMC,000000.00,A,3351.40704,S,15112.91782,E,,,010170,,,A"),
+            "$GPGGA,000000.00,3351.40704,S,15112.91782,E,1,,,,M,,M,,*" + Self.sum("GPGGA,000000.00,3351.40704,S,15112.91782,E,1,,,,M,,M,,"),
+        ])
+    }
+
+    @Test("given a latitude a hair below a whole degree when written then the minutes round to the next degree, never to 60", arguments: [
+        (59.999999999, "6000.00000,N"), (0.0000001, "0000.00001,N"), (-0.0000001, "0000.00001,S"),
+    ])
+    func minutesNeverReachSixty(latitude: Double, expected: String) {
+        let fix = Fix(time: Timestamp(seconds: 0), mode: .twoD, latitude: latitude, longitude: 0)
+        #expect(Self.sentences(fix)[0].contains(",A,\(expected),00000.00000,E,"), "\(Self.sentences(fix)[0])")
+    }
+
+    @Test("given each status when written then GGA's quality and RMC's mode are NMEA's for it", arguments: [
+        (Fix.Status.gps, "1", "A"), (.dgps, "2", "D"), (.pps, "3", "A"), (.rtkFixed, "4", "D"), (.rtkFloat, "5", "D"),
+        (.deadReckoning, "6", "E"), (.gnssDeadReckoning, "6", "E"), (.simulated, "8", "S"),
+    ])
+    func qualityAndMode(status: Fix.Status, quality: String, mode: String) {
+        let fix = Fix(time: Timestamp(seconds: 0), mode: .twoD, status: status, latitude: 1, longitude: 1)
+        let lines = Self.sentences(fix)
+        #expect(lines[0].hasSuffix(",\(mode)*" + lines[0].suffix(2)))
+        #expect(lines[1].split(separator: ",", omittingEmptySubsequences: false)[6] == Substring(quality))
+    }
+
+    static func sum(_ body: String) -> String {
+        let value = NMEASentences.checksum(of: Array(body.utf8))
+        let hex = Array("0123456789ABCDEF")
+        return String([hex[Int(value >> 4)], hex[Int(value & 0x0F)]])
+    }
+}
