@@ -1,4 +1,3 @@
-import Glibc
 import LocTrackSystem
 
 /// Ending a connection as a polite gpsd client does: the watch turned off, then what gpsd
@@ -25,12 +24,14 @@ enum Unwatch {
                 let ready = try? pollOne(transport.descriptor, events: .readable, milliseconds: Int32(clamping: remaining)),
                 !ready.isEmpty
             else { return }
-            let count = buffer.withUnsafeMutableBytes { read(transport.descriptor, $0.baseAddress, $0.count) }
-            if count == 0 { return }  // gpsd closed
-            if count < 0 {
-                if errno == EAGAIN || errno == EINTR { continue }
+            let count: Int
+            do throws(Errno) {
+                count = try systemRead(transport.descriptor, into: &buffer)
+            } catch {
+                if error == .wouldBlock { continue }
                 return
             }
+            if count == 0 { return }  // gpsd closed
             unread += buffer[..<count]
             if unread.withUnsafeBytes({ ByteSearch.offset(after: reply, in: $0) }) != nil { return }
             unread.removeFirst(max(0, unread.count - (reply.count - 1)))
