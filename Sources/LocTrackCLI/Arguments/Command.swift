@@ -40,13 +40,13 @@ public enum Command: Equatable, Sendable {
         public var reconnect = true
         /// Report every connection event and skipped report on stderr.
         public var verbose = false
-        /// Each `--publish URL` with its companions: each line is a message to that broker.
-        public var publishes: [PublishOptions]
+        /// Where the fixes go, as specs: each `--publish URL` with its companions (a broker,
+        /// Home Assistant, a Traccar server, a UDP listener) in the order given, then each
+        /// `--output PATH` with `--sync`; none: stdout.
+        package var sinks: [AnySinkSpec]
         /// `--tid`: the tracker id of `--format owntracks` (nil: from the host name).
-        /// The same value is every `publishes[i].tid`.
+        /// The same value is every broker's `tid`.
         public var trackerID: String?
-        /// Each `--output PATH`, with `--sync`: track files.
-        public var records: [RecordOptions]
         /// The largest `eph` (metres) a fix may have to be published to a broker; a fix without
         /// one is not published. Set to ``ownTracksAccuracyLimit`` for `--publish` with
         /// `--format owntracks` unless `--min-accuracy` is given (a number or `off`); nil: no
@@ -54,8 +54,6 @@ public enum Command: Equatable, Sendable {
         public var brokerAccuracyLimit: Double?
         /// `--odometer`, `--trips`, `--odometer-file`.
         public var distance = DistanceOptions()
-        /// Each `--publish http(s)://HOST[:PORT]/?id=DEVICE` with its companions: a Traccar server.
-        public var traccars: [TraccarOptions] = []
 
         /// The default limit for OwnTracks messages to a broker: Home Assistant counts a device
         /// as inside every zone its `acc` circle reaches, so one 1,900 m fix can put it in a zone
@@ -80,9 +78,8 @@ public enum Command: Equatable, Sendable {
             self.source = source
             self.reconnect = reconnect
             self.verbose = verbose
-            self.publishes = publishes
+            sinks = publishes.map(MQTTSinkSpec.spec(for:)) + records.map { AnySinkSpec(TrackFileSinkSpec($0)) }
             self.trackerID = trackerID
-            self.records = records
         }
     }
 
@@ -202,18 +199,17 @@ public enum Command: Equatable, Sendable {
                 sawSource = true
             }
         }
-        options.publishes = try publishing.options(trackerIDAlone: true)
-        options.traccars = try publishing.traccarOptions()
+        let publishes = try publishing.options(trackerIDAlone: true)
+        options.sinks = try publishing.specs(trackerIDAlone: true) + recording.options().map { AnySinkSpec(TrackFileSinkSpec($0)) }
         options.trackerID = publishing.tid
-        options.records = try recording.options()
         options.distance = distance.options
-        if options.publishes.isEmpty, options.trackerID != nil, options.format != .owntracks {
+        if publishes.isEmpty, options.trackerID != nil, options.format != .owntracks {
             throw UsageError.needs("--tid", what: "--publish or --format owntracks")
         }
-        if options.publishes.contains(where: { $0.homeAssistant == nil }), options.format == .csv || options.format == .gpx {
+        if publishes.contains(where: { $0.homeAssistant == nil }), options.format == .csv || options.format == .gpx {
             throw UsageError.publishNeedsLineFormat
         }
-        if !accuracyGiven, !options.publishes.isEmpty, options.format == .owntracks {
+        if !accuracyGiven, !publishes.isEmpty, options.format == .owntracks {
             options.brokerAccuracyLimit = StreamOptions.ownTracksAccuracyLimit
         }
         return .stream(options)

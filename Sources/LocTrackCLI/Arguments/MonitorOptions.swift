@@ -76,18 +76,16 @@ public enum MonitorCommand: Equatable, Sendable {
         public var source: GPSDSource = .default
         public var reconnect = true
         public var verbose = false
-        /// Each `--publish URL` with its companions: each event is a message to that
-        /// broker, on TOPIC/event.
-        public var publishes: [PublishOptions]
-        /// Each `--output PATH`, with `--sync`: files of events.
-        public var records: [RecordOptions]
+        /// Where the events go, as specs: each `--publish URL` with its companions in the
+        /// order given (a broker gets each event on TOPIC/event; Home Assistant and Traccar
+        /// also every fix the monitor reads; a UDP listener the fixes alone), then each
+        /// `--output PATH` with `--sync` (files of events); none: stdout.
+        package var sinks: [AnySinkSpec]
         /// `--tid`: the tracker id of `--format owntracks` transitions (nil: from the host
-        /// name), the same as the locations'. Also every `publishes[i].tid`.
+        /// name), the same as the locations'. Also every broker's `tid`.
         public var trackerID: String?
         /// `--odometer`, `--trips`, `--odometer-file`.
         public var distance = DistanceOptions()
-        /// Each `--publish http(s)://…`: a Traccar server that gets every fix the monitor reads.
-        public var traccars: [TraccarOptions] = []
 
         public init(name: String = MonitorCommand.defaultName, format: Format? = nil, dwellSeconds: Double = 0,
                     source: GPSDSource = .default, reconnect: Bool = true, verbose: Bool = false,
@@ -99,8 +97,7 @@ public enum MonitorCommand: Equatable, Sendable {
             self.source = source
             self.reconnect = reconnect
             self.verbose = verbose
-            self.publishes = publishes
-            self.records = records
+            sinks = publishes.map(MQTTSinkSpec.spec(for:)) + records.map { AnySinkSpec(TrackFileSinkSpec($0)) }
         }
     }
 }
@@ -281,14 +278,14 @@ extension MonitorCommand {
                 sawSource = true
             }
         }
-        options.publishes = try publishing.options(trackerIDAlone: true)
-        options.traccars = try publishing.traccarOptions()
+        let publishes = try publishing.options(trackerIDAlone: true)
+        options.sinks = try publishing.specs(trackerIDAlone: true)
+            + recording.options(defaultSync: RecordOptions.defaultMonitorSyncSeconds).map { AnySinkSpec(TrackFileSinkSpec($0)) }
         options.trackerID = publishing.tid
         options.distance = distance.options
-        if options.publishes.isEmpty, options.trackerID != nil, options.format != .owntracks {
+        if publishes.isEmpty, options.trackerID != nil, options.format != .owntracks {
             throw UsageError.needs("--tid", what: "--publish or --format owntracks")
         }
-        options.records = try recording.options(defaultSync: RecordOptions.defaultMonitorSyncSeconds)
         return .monitor(.run(options))
     }
 }

@@ -18,6 +18,8 @@ struct PublishArguments {
     private struct Broker {
         var url: BrokerURL?
         var traccar: TraccarURL?
+        /// A destination that takes no companion (`udp://`), already its sink's spec.
+        var plain: AnySinkSpec?
         /// `--traccar-interval`, `--traccar-distance`.
         var traccarInterval: Double?
         var traccarDistance: Double?
@@ -26,7 +28,9 @@ struct PublishArguments {
         var firstBrokerCompanion: String?
         /// The first companion given that only a Traccar server takes.
         var firstTraccarCompanion: String?
-        var isGiven: Bool { url != nil || traccar != nil }
+        /// The first companion given of any kind, for "--qos needs an mqtt:// URL" after a `udp://`.
+        var firstAnyCompanion: String?
+        var isGiven: Bool { url != nil || traccar != nil || plain != nil }
         var qos = PublishOptions.defaultQoS
         var retain = false
         var clientID: String?
@@ -55,6 +59,14 @@ struct PublishArguments {
         case "--publish":
             let text = try scanner.value(for: option)
             if brokers[brokers.count - 1].isGiven { brokers.append(Broker()) }
+            if let scheme = Self.plainSchemes.first(where: { text.hasPrefix($0.prefix) }) {
+                do throws(SinkURLError) {
+                    brokers[brokers.count - 1].plain = AnySinkSpec(try scheme.parse(text))
+                } catch {
+                    throw .invalidBrokerURL(reason: error.description)
+                }
+                return true
+            }
             if text.hasPrefix("http://") || text.hasPrefix("https://") {
                 do {
                     brokers[brokers.count - 1].traccar = try TraccarURL(parsing: text)
@@ -65,7 +77,8 @@ struct PublishArguments {
             }
             guard text.hasPrefix("mqtt://") || text.hasPrefix("mqtts://") else {
                 throw .invalidBrokerURL(
-                    reason: "the URL must start with mqtt:// or mqtts:// (a broker), or http:// or https:// (a Traccar server)")
+                    reason: "the URL must start with mqtt:// or mqtts:// (a broker), http:// or https:// (a Traccar server), "
+                        + "or udp:// (NMEA to a chart plotter)")
             }
             do {
                 brokers[brokers.count - 1].url = try BrokerURL(parsing: text)
@@ -123,6 +136,7 @@ struct PublishArguments {
             guard try takeHomeAssistant(option, from: &scanner, into: &broker.homeAssistantOptions) else { return false }
             if broker.firstHomeAssistantCompanion == nil { broker.firstHomeAssistantCompanion = option }
         }
+        if broker.firstAnyCompanion == nil { broker.firstAnyCompanion = option }
         // Which kind of server the option is for: --cafile and the spool's are for both.
         switch option {
         case "--cafile", "--spool", "--spool-limit":
@@ -167,6 +181,35 @@ struct PublishArguments {
             return false
         }
         return true
+    }
+
+    /// The destinations that take no companion, by the prefix of their URL: each parses its
+    /// URL into its sink's spec. A new such destination registers here, and nowhere else.
+    private static let plainSchemes: [(prefix: String, parse: @Sendable (String) throws(SinkURLError) -> any SinkSpec)] = [
+        ("udp://", { text throws(SinkURLError) in try UDPSinkSpec(parsing: text) }),
+    ]
+
+    /// Every `--publish` as its sink's spec, in the order given: brokers (Home Assistant's
+    /// with `--ha-discovery`), Traccar servers, and the destinations of ``plainSchemes``.
+    /// - Throws: what ``options(trackerIDAlone:)`` and ``traccarOptions()`` throw, and a
+    ///   companion given to a destination that takes none.
+    func specs(trackerIDAlone: Bool = false) throws(UsageError) -> [AnySinkSpec] {
+        var publishes = try options(trackerIDAlone: trackerIDAlone)[...]
+        var traccars = try traccarOptions()[...]
+        var specs: [AnySinkSpec] = []
+        for broker in brokers where broker.isGiven {
+            if broker.url != nil, let publish = publishes.popFirst() {
+                specs.append(MQTTSinkSpec.spec(for: publish))
+            } else if broker.traccar != nil, let traccar = traccars.popFirst() {
+                specs.append(AnySinkSpec(TraccarSinkSpec(traccar)))
+            } else if let plain = broker.plain {
+                if let companion = broker.firstAnyCompanion {
+                    throw .needs(companion, what: "an mqtt://, mqtts://, http:// or https:// URL in --publish")
+                }
+                specs.append(plain)
+            }
+        }
+        return specs
     }
 
     /// One ``PublishOptions`` per `--publish`, in the order given; empty without `--publish`.

@@ -80,7 +80,7 @@ public enum UsageError: Error, Equatable, Sendable, CustomStringConvertible {
         case .sharedBrokerSession(let broker, let clientID):
             "two --publish connect to \(broker) as client id '\(clientID)': give one of them its own --client-id"
         case .sharedSpool(let folder):
-            "two --publish use the spool \(folder): give each its own --spool or --client-id"
+            SinkStartError.sharedSpool(folder).description
         case .duplicateOutput(let path):
             "--output \(path) is given twice: two track writers cannot share a file"
         case .listenNeedsToken(let address):

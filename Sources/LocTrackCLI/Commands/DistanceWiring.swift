@@ -6,7 +6,7 @@ import LocTrackSystem
 
 /// Starts what measures distance for `stream` and `monitor run`: the kept odometer
 /// (``OdometerKeeper``) and the ``DistanceMeter`` over it, when `--odometer`, `--trips` or
-/// a Traccar sink asks for them.
+/// a sink (Traccar's) asks for them.
 enum DistanceWiring {
     enum Started {
         /// Nothing asked for distance: nothing was started.
@@ -16,12 +16,13 @@ enum DistanceWiring {
         case failed(ExitCode)
     }
 
-    /// - Parameter forTraccar: a Traccar sink is given: every position it sends carries the odometer.
+    /// - Parameter forSinks: a sink needs distance (``SinkNeeds/distance``): every position a
+    ///   Traccar server gets carries the odometer.
     static func start(
-        _ options: DistanceOptions, forTraccar: Bool,
+        _ options: DistanceOptions, forSinks: Bool,
         environment: [String: String] = StateDirectory.processEnvironment
     ) -> Started {
-        guard options.measuresForOutput || forTraccar else { return .off }
+        guard options.measuresForOutput || forSinks else { return .off }
         guard let path = OdometerFile.path(given: options.odometerFile, environment: environment) else {
             return .failed(.outputFailed)
         }

@@ -20,7 +20,7 @@ struct MonitorRunCommand {
     let consumerExecutor: ConsumerExecutor?
 
     func run() async -> ExitCode {
-        let sinksGiven = !options.publishes.isEmpty || !options.records.isEmpty
+        let sinksGiven = !options.sinks.isEmpty
         let format = options.format ?? (output.isTerminal && !sinksGiven ? .text : .json)
         let monitor: GeofenceMonitor
         do {
@@ -32,9 +32,10 @@ struct MonitorRunCommand {
             return error.exitCode
         }
         let reporter = StatusReporter(verbose: options.verbose)
+        let needs = SinkPipeline.needs(of: options.sinks)
         let session = GPSDSession(
             source: options.source, reconnectPolicy: options.reconnect ? .automatic : .never,
-            reportsSatellites: options.publishes.contains { $0.homeAssistant != nil } || !options.traccars.isEmpty,
+            reportsSatellites: needs.contains(.satelliteReports),
             consumersRunOn: consumerExecutor)
         let shutdown: StreamShutdown
         do {
@@ -50,7 +51,7 @@ struct MonitorRunCommand {
         case .owntracks: .owntracks
         }
         let meter: DistanceMeter?, keeper: OdometerKeeper?
-        switch DistanceWiring.start(options.distance, forTraccar: !options.traccars.isEmpty) {
+        switch DistanceWiring.start(options.distance, forSinks: needs.contains(.distance)) {
         case .off: (meter, keeper) = (nil, nil)
         case .measuring(let started, let kept): (meter, keeper) = (started, kept)
         case .failed(let code): return code
@@ -59,15 +60,17 @@ struct MonitorRunCommand {
         // gpsd's events with their odometer and trips (`--trips`: TRIP lines among the events).
         var measured = GPSDBatchBuilder(meter: meter)
         var sinks: SinkFanOut
-        switch await SinkWiring.start(
-            publishes: options.publishes, traccars: options.traccars, records: options.records,
-            encoders: .init(
-                standardOutput: { MonitorEventEncoder(format: lineFormat, framed: false) },
-                broker: { _ in MonitorEventEncoder(format: lineFormat, framed: false) },
-                trackFile: { _ in (MonitorEventEncoder(format: lineFormat, framed: true), Self.recordLayoutFormat) }),
-            topic: { $0.broker.topic + "/event" }, ownTracks: format == .owntracks, regions: true,
-            verbose: options.verbose, session: session)
-        {
+        var context = SinkStartContext(
+            standardOutput: { MonitorEventEncoder(format: lineFormat, framed: false) },
+            messages: { MonitorEventEncoder(format: lineFormat, framed: false) },
+            trackFile: { _ in (MonitorEventEncoder(format: lineFormat, framed: true), Self.recordLayoutFormat) },
+            formatGiven: format == .json ? .json : nil, environment: PublishOptions.processEnvironment,
+            onFatal: { session.finish() })
+        context.topicSuffix = "/event"
+        context.ownTracks = format == .owntracks
+        context.regions = true
+        context.verbose = options.verbose
+        switch await SinkPipeline.start(options.sinks, context: context) {
         case .ready(let started): sinks = started
         case .failed(let code): return code
         }

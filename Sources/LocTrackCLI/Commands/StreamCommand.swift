@@ -9,7 +9,7 @@ import LocTrackSinks
 ///
 /// The wiring: a ``GPSDSession`` (the source), the command's filters (`--min-accuracy`,
 /// `--min-distance`, `--interval`, `--count`), and a ``SinkFanOut`` over the sinks the
-/// options ask for, each with its own encoder (``SinkWiring``).
+/// options ask for (``SinkPipeline``), each with its own encoder.
 struct StreamCommand {
     let options: Command.StreamOptions
     let output: StandardOutput
@@ -21,10 +21,12 @@ struct StreamCommand {
             minimumAccuracy: options.minimumAccuracy, minimumDistance: options.minimumDistance,
             intervalSeconds: options.intervalSeconds)
         let reporter = StatusReporter(verbose: options.verbose)
-        // Home Assistant shows satellites and DOPs: only then does the reader parse SKY.
+        let needs = SinkPipeline.needs(of: options.sinks)
+        // The reader parses SKY only for a sink (Home Assistant's satellites and DOPs) or a
+        // format (NMEA's GGA) that writes what SKY says.
         let session = GPSDSession(
             source: options.source, reconnectPolicy: options.reconnect ? .automatic : .never,
-            reportsSatellites: options.publishes.contains { $0.homeAssistant != nil } || !options.traccars.isEmpty,
+            reportsSatellites: needs.contains(.satelliteReports) || options.format?.needsSatelliteReports == true,
             consumersRunOn: consumerExecutor)
         let shutdown: StreamShutdown
         do {
@@ -35,17 +37,14 @@ struct StreamCommand {
             return .unavailable
         }
         let meter: DistanceMeter?, keeper: OdometerKeeper?
-        switch DistanceWiring.start(options.distance, forTraccar: !options.traccars.isEmpty) {
+        switch DistanceWiring.start(options.distance, forSinks: needs.contains(.distance)) {
         case .off: (meter, keeper) = (nil, nil)
         case .measuring(let started, let kept): (meter, keeper) = (started, kept)
         case .failed(let code): return code
         }
         defer { keeper?.finish() }
         var sinks: SinkFanOut
-        switch await SinkWiring.start(
-            publishes: options.publishes, traccars: options.traccars, records: options.records, encoders: encoders,
-            topic: \.broker.topic, ownTracks: options.format == .owntracks, verbose: options.verbose, session: session)
-        {
+        switch await SinkPipeline.start(options.sinks, context: sinkContext(finishing: session)) {
         case .ready(let started): sinks = started
         case .failed(let code): return code
         }
@@ -98,28 +97,32 @@ struct StreamCommand {
         return await sinks.send(.gpsd(events.take()))
     }
 
-    /// What each sink writes: stdout `--format` or by the terminal; a broker `--format` or
+    /// What the sinks write: stdout `--format` or by the terminal; a broker `--format` or
     /// JSON (no terminal reads it), without fixes over `--max-error`; a track file the
-    /// format its name's extension names (``trackFileFormat(_:)``), framed for the track writer.
-    private var encoders: SinkWiring.Encoders {
+    /// format its name's extension names (``trackFileFormat(_:otherwise:)``), framed for the
+    /// track writer. A sink that can go on no longer ends the session.
+    private func sinkContext(finishing session: GPSDSession) -> SinkStartContext {
         let options = self.options
         let stdoutIsTerminal = output.isTerminal
-        return SinkWiring.Encoders(
+        var context = SinkStartContext(
             standardOutput: {
                 FixRecordEncoder(
                     (options.format ?? .default(stdoutIsTerminal: stdoutIsTerminal)).makeEncoder(trackerID: options.trackerID),
                     writesOdometer: options.distance.odometerOnLines)
             },
-            broker: { publish in
-                let fixes = (options.format ?? .json).makeEncoder(trackerID: options.trackerID)
-                return FixRecordEncoder(
-                    fixes, accuracyLimit: publish.homeAssistant == nil ? options.brokerAccuracyLimit : nil,
-                    writesOdometer: options.distance.odometerOnLines)
+            messages: {
+                FixRecordEncoder(
+                    (options.format ?? .json).makeEncoder(trackerID: options.trackerID),
+                    accuracyLimit: options.brokerAccuracyLimit, writesOdometer: options.distance.odometerOnLines)
             },
             trackFile: { record in
                 let format = Self.trackFileFormat(record, otherwise: options.format)
                 return (FixRecordEncoder(RecordFrameEncoder(format: format, trackerID: options.trackerID)), format)
-            })
+            },
+            formatGiven: options.format, environment: PublishOptions.processEnvironment, onFatal: { session.finish() })
+        context.ownTracks = options.format == .owntracks
+        context.verbose = options.verbose
+        return context
     }
 
     /// A track file's format: the one its name's extension names (`tracks/%F.gpx`), else

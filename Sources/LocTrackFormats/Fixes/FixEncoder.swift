@@ -20,6 +20,9 @@ package protocol FixEncoder {
     mutating func encode(_ trip: TripEvent, into output: inout OutputBytes) -> Bool
     /// The fixes before and after are not one continuous track (a loss of fix, an outage).
     mutating func breakTrack()
+    /// gpsd's latest SKY report, for a format that writes what only SKY knows (NMEA's
+    /// satellites used and HDOP); the others ignore it.
+    mutating func note(_ sky: SkyView)
     /// What completes the output.
     mutating func end() -> String
 }
@@ -27,6 +30,7 @@ package protocol FixEncoder {
 extension FixEncoder {
     package mutating func begin() -> String { "" }
     package mutating func breakTrack() {}
+    package mutating func note(_ sky: SkyView) {}
     package mutating func end() -> String { "" }
     package mutating func encode(_ fix: Fix, into output: inout OutputBytes) { output.append(encode(fix)) }
     package mutating func encode(_ fix: Fix, odometer: OdometerReading?, into output: inout OutputBytes) {

@@ -14,6 +14,8 @@ public enum OutputFormat: String, CaseIterable, Equatable, Sendable {
     case geojson
     /// One OwnTracks `location` message per line.
     case owntracks
+    /// NMEA 0183 `RMC` and `GGA` sentences per fix, what a chart plotter reads.
+    case nmea
 
     /// JSON for pipes and files, text for a person at a terminal.
     public static func `default`(stdoutIsTerminal: Bool) -> OutputFormat {
@@ -21,7 +23,7 @@ public enum OutputFormat: String, CaseIterable, Equatable, Sendable {
     }
 
     /// The format a track file of this name holds: the one its extension names (`.gpx`,
-    /// `.csv`, `.geojson`, `.txt`), else `other` (`--format`), else JSON lines.
+    /// `.csv`, `.geojson`, `.txt`, `.nmea`), else `other` (`--format`), else JSON lines.
     public init(fileName: String, otherwise other: OutputFormat? = nil) {
         self = Self.named(byExtensionOf: fileName) ?? other ?? .json
     }
@@ -37,9 +39,14 @@ public enum OutputFormat: String, CaseIterable, Equatable, Sendable {
         case "csv": return .csv
         case "geojson", "geojsonl", "geojsons": return .geojson
         case "txt", "text", "log": return .text
+        case "nmea": return .nmea
         default: return nil
         }
     }
+
+    /// Whether this format writes what only gpsd's SKY report says (NMEA's satellites used
+    /// and HDOP): the session then parses SKY.
+    public var needsSatelliteReports: Bool { self == .nmea }
 
     /// - Parameter trackerID: the OwnTracks tracker id (`--tid`); nil: from the host name.
     package func makeEncoder(trackerID: String? = nil) -> any FixEncoder {
@@ -51,6 +58,7 @@ public enum OutputFormat: String, CaseIterable, Equatable, Sendable {
         case .geojson: GeoJSONLinesEncoder()
         case .owntracks:
             OwnTracksEncoder(trackerID: OwnTracksEncoder.trackerID(given: trackerID))
+        case .nmea: NMEAEncoder()
         }
     }
 }

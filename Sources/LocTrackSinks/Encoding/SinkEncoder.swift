@@ -118,7 +118,8 @@ package struct FixRecordEncoder: SinkEncoder {
         case .status(let status):
             if status.breaksTrack { fixes.breakTrack() }
             return false
-        case .sky:
+        case .sky(let sky):
+            fixes.note(sky)
             return false
         }
     }

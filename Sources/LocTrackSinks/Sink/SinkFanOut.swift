@@ -13,16 +13,26 @@ public struct SinkFanOut: Sendable {
     public let sinks: [any Sink]
     /// Events handed to every sink so far (``SinkBatch/eventCount``).
     public private(set) var eventsGiven = 0
+    /// ``waitsForRoom(sinkCount:)`` for these sinks.
+    private let soleSinkWaits: Bool
 
     public init(_ sinks: [any Sink]) {
         self.sinks = sinks
+        soleSinkWaits = Self.waitsForRoom(sinkCount: sinks.count)
+    }
+
+    /// Whether the sinks are handed each batch with ``Sink/takeWaitingForRoom(_:)``: only a
+    /// sink that is alone, since there is no other to delay. The one rule, which the sinks'
+    /// start (``SinkPipeline``) also tells each sink, so that it sizes its buffer for it.
+    public static func waitsForRoom(sinkCount: Int) -> Bool {
+        sinkCount == 1
     }
 
     /// Hands `batch` to every sink.
     /// - Returns: false once a sink takes nothing more: the command then ends.
     public mutating func send(_ batch: SinkBatch) async -> Bool {
         eventsGiven += batch.eventCount
-        if sinks.count == 1 { return await sinks[0].takeWaitingForRoom(batch) }
+        if soleSinkWaits { return await sinks[0].takeWaitingForRoom(batch) }
         var open = true
         for sink in sinks where !sink.take(batch) { open = false }
         return open

@@ -15,7 +15,7 @@ package enum TrackFileLayout: Equatable {
         switch format {
         case .gpx: self = .gpx
         case .csv: self = .lines(header: Array(CSVEncoder.header.utf8))
-        case .json, .geojson, .owntracks, .text: self = .lines(header: nil)
+        case .json, .geojson, .owntracks, .text, .nmea: self = .lines(header: nil)
         }
     }
 

@@ -128,7 +128,7 @@ struct CommandParsingTests {
             (["stream", "--min-accuracy", "nan"], .invalidValue("nan", option: "--min-accuracy", expected: "a positive number of metres, or off")),
             (["once", "--timeout", "inf"], .invalidValue("inf", option: "--timeout", expected: "a positive number of seconds")),
             (["once", "--timeout="], .invalidValue("", option: "--timeout", expected: "a positive number of seconds")),
-            (["stream", "--format", "xml"], .invalidValue("xml", option: "--format", expected: "one of json, text, csv, gpx, geojson, owntracks")),
+            (["stream", "--format", "xml"], .invalidValue("xml", option: "--format", expected: "one of json, text, csv, gpx, geojson, owntracks, nmea")),
             (["stream", "--count", "0"], .invalidValue("0", option: "--count", expected: "a whole number of 1 or more")),
             (["stream", "--count", "2.5"], .invalidValue("2.5", option: "--count", expected: "a whole number of 1 or more")),
             (["stream", "--min-distance", "-1"], .invalidValue("-1", option: "--min-distance", expected: "a positive number of metres")),

@@ -64,3 +64,42 @@ struct NMEASentencesTests {
         return String([hex[Int(value >> 4)], hex[Int(value & 0x0F)]])
     }
 }
+
+/// `--format nmea`'s encoder: each fix with what its own device's latest SKY says.
+@Suite("NMEA 0183 encoder with SKY")
+struct NMEAEncoderTests {
+    static let fix = Fix(time: Timestamp(seconds: 0), mode: .twoD, device: "/dev/ttyACM0", latitude: 1, longitude: 2)
+
+    static func sky(device: String?, _ constellations: [SkyView.Constellation], hdop: Double) -> SkyView {
+        SkyView(
+            device: device, seen: constellations.count + 1, used: constellations.count,
+            dilution: .init(horizontal: hdop),
+            satellites: constellations.enumerated().map { .init(prn: $0.offset + 1, constellation: $0.element, used: true) }
+                + [.init(prn: 99, constellation: .beidou, used: false)])
+    }
+
+    static func gga(_ encoder: inout NMEAEncoder) -> Substring {
+        var output = OutputBytes()
+        encoder.encode(fix, into: &output)
+        let text = String(decoding: output.bytes, as: UTF8.self)
+        return text.split(separator: "\r\n")[1].split(separator: "*")[0]
+    }
+
+    @Test("given no SKY, GPS with QZSS and SBAS, then GLONASS used, when a fix is written then the talker is GP, GP, then GN, with SKY's count and HDOP")
+    func talkerAndCountFromSky() {
+        var encoder = NMEAEncoder()
+        #expect(Self.gga(&encoder) == "$GPGGA,000000.00,0100.00000,N,00200.00000,E,1,,,,M,,M,,")
+        // An unused BeiDou satellite does not make the fix multi-constellation.
+        encoder.note(Self.sky(device: "/dev/ttyACM0", [.gps, .gps, .qzss, .sbas], hdop: 1.25))
+        #expect(Self.gga(&encoder) == "$GPGGA,000000.00,0100.00000,N,00200.00000,E,1,04,1.2,,M,,M,,")
+        encoder.note(Self.sky(device: "/dev/ttyACM0", [.gps, .glonass, .gps, .galileo, .gps], hdop: 0.8))
+        #expect(Self.gga(&encoder) == "$GNGGA,000000.00,0100.00000,N,00200.00000,E,1,05,0.8,,M,,M,,")
+    }
+
+    @Test("given SKY from another device when a fix is written then that SKY is not the fix's")
+    func skyIsPerDevice() {
+        var encoder = NMEAEncoder()
+        encoder.note(Self.sky(device: "/dev/ttyUSB1", [.glonass, .gps], hdop: 3))
+        #expect(Self.gga(&encoder) == "$GPGGA,000000.00,0100.00000,N,00200.00000,E,1,,,,M,,M,,")
+    }
+}

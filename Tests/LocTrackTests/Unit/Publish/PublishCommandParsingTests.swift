@@ -145,7 +145,8 @@ struct PublishCommandParsingTests {
         #expect(refused.description == "--publish: the broker URL must not contain a password (it would show in ps): "
             + "use LOCTRACK_MQTT_PASSWORD or --password-file")
         #expect(throws: UsageError.invalidBrokerURL(
-            reason: "the URL must start with mqtt:// or mqtts:// (a broker), or http:// or https:// (a Traccar server)")) {
+            reason: "the URL must start with mqtt:// or mqtts:// (a broker), http:// or https:// (a Traccar server), "
+                + "or udp:// (NMEA to a chart plotter)")) {
             try Command(arguments: ["stream", "--publish", "tcp://h/t"])
         }
         #expect(throws: UsageError.missingValue(option: "--publish")) { try Command(arguments: ["stream", "--publish"]) }
@@ -208,7 +209,7 @@ struct PublishCommandParsingTests {
             Issue.record("not stream: \(parsed)")
             return
         }
-        let clash = SinkWiring.sharedSpool(options.publishes, environment: ["HOME": "/home/u"])
+        let clash = SinkPipeline.sharedSpool(options.sinks, environment: ["HOME": "/home/u"])
         #expect(clash == "/home/u/.local/state/loctrack/spool/\(options.publishes[0].clientID)")
         #expect(UsageError.sharedSpool(clash ?? "").description.contains("give each its own --spool or --client-id"))
     }

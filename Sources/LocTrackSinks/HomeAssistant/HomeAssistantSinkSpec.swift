@@ -1,0 +1,30 @@
+package import LocTrackMQTT
+
+/// `--publish mqtt://… --ha-discovery`: the tracker as a Home Assistant device (its tracker,
+/// sensors and, for `monitor run`, its regions), through the spool and the sink's thread.
+/// It shows satellites and DOPs, so it needs gpsd's SKY reports.
+package struct HomeAssistantSinkSpec: SinkSpec {
+    package let options: PublishOptions
+    package let homeAssistant: HomeAssistantOptions
+
+    package init(_ options: PublishOptions, homeAssistant: HomeAssistantOptions) {
+        self.options = options
+        self.homeAssistant = homeAssistant
+    }
+
+    package var needs: SinkNeeds { [.satelliteReports, .spool, .thread] }
+
+    package func spoolFolder(environment: [String: String]) -> String? {
+        try? options.spoolDirectory(environment: environment)
+    }
+
+    package func start(_ context: SinkStartContext) throws(SinkStartError) -> any Sink {
+        do throws(PublishingSetupError) {
+            return try HomeAssistantSink(
+                options: options, homeAssistant: homeAssistant, withRegions: context.regions, verbose: context.verbose,
+                environment: context.environment, onFatal: context.onFatal)
+        } catch {
+            throw SinkStartError(error.description, exitCode: error.exitCode)
+        }
+    }
+}

@@ -1,0 +1,43 @@
+package import LocTrackMQTT
+import LocTrackSystem
+
+/// `--publish mqtt://…` (or `mqtts://`) without `--ha-discovery`: each record one message on
+/// the URL's topic, through the spool and the publisher's thread.
+package struct MQTTSinkSpec: SinkSpec {
+    package let options: PublishOptions
+
+    package init(_ options: PublishOptions) {
+        self.options = options
+    }
+
+    /// The spec of one `--publish` to a broker: Home Assistant's with `--ha-discovery`.
+    package static func spec(for options: PublishOptions) -> AnySinkSpec {
+        if let homeAssistant = options.homeAssistant {
+            return AnySinkSpec(HomeAssistantSinkSpec(options, homeAssistant: homeAssistant))
+        }
+        return AnySinkSpec(MQTTSinkSpec(options))
+    }
+
+    package var needs: SinkNeeds { [.spool, .thread] }
+
+    package func spoolFolder(environment: [String: String]) -> String? {
+        try? options.spoolDirectory(environment: environment)
+    }
+
+    package func start(_ context: SinkStartContext) throws(SinkStartError) -> any Sink {
+        do throws(PublishingSetupError) {
+            return try MQTTSink(
+                options: options, topic: options.broker.topic + context.topicSuffix, encoder: context.messages(),
+                will: context.ownTracks ? Self.lastWill(on: options.broker.topic) : nil, verbose: context.verbose,
+                environment: context.environment, onFatal: context.onFatal)
+        } catch {
+            throw SinkStartError(error.description, exitCode: error.exitCode)
+        }
+    }
+
+    /// OwnTracks' last will: the broker publishes it on the device's topic when the
+    /// tracker vanishes; `tst` is when the tracker connected (the apps do the same).
+    package static func lastWill(on topic: String) -> PublisherConfiguration.Will {
+        .init(topic: topic, payload: Array("{\"_type\":\"lwt\",\"tst\":\(wallClockSeconds())}".utf8))
+    }
+}

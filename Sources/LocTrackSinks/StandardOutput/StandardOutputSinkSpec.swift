@@ -1,0 +1,11 @@
+/// stdout, when the command line gives no other destination: the command's records in its
+/// `--format` (or by the terminal), through the ``OutputWriter``'s thread.
+package struct StandardOutputSinkSpec: SinkSpec {
+    package init() {}
+
+    package var needs: SinkNeeds { .thread }
+
+    package func start(_ context: SinkStartContext) throws(SinkStartError) -> any Sink {
+        StandardOutputSink(encoder: context.standardOutput(), onClosed: context.onFatal)
+    }
+}
