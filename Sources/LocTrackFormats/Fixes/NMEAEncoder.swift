@@ -4,9 +4,12 @@ package import LocTrack
 /// (``NMEASentences``), with what only gpsd's SKY report knows: the satellites used, the
 /// HDOP, and whether they were GPS alone (talker `GP`) or several constellations (`GN`).
 ///
-/// SKY is kept per device, so that two receivers on one gpsd each get their own count;
-/// before a device's first SKY (or when the session does not read SKY) GGA leaves the
-/// count and HDOP empty and the talker is `GP`, which every listener reads.
+/// SKY is kept per device, so that two receivers on one gpsd each get their own count.
+/// Before a device's first SKY (gpsd sends none for a receiver without GSV, or the session
+/// does not read SKY) the talker is `GP`, which every listener reads, HDOP is empty, and
+/// the count is the least the fix's mode needs (3 for 2D, 4 for 3D): gpsd, reading GGA,
+/// takes an empty or zero count for a lost fix (the Trimble Placer rule in its NMEA
+/// driver), so an empty count would turn every fix into none at the listener.
 package struct NMEAEncoder: FixEncoder {
     /// What a device's latest SKY says about the satellites used.
     private struct UsedSatellites {
@@ -38,8 +41,10 @@ package struct NMEAEncoder: FixEncoder {
 
     package mutating func encode(_ fix: Fix, into output: inout OutputBytes) {
         let satellites = used[fix.device ?? ""]
+        let leastForMode = fix.mode == .threeD ? 4 : 3
         NMEASentences.append(
-            fix, talker: satellites?.talker ?? .gps, satellitesUsed: satellites?.count, hdop: satellites?.hdop,
+            fix, talker: satellites?.talker ?? .gps,
+            satellitesUsed: satellites?.count.flatMap { $0 > 0 ? $0 : nil } ?? leastForMode, hdop: satellites?.hdop,
             to: &output)
     }
 }

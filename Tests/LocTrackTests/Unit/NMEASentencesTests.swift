@@ -85,10 +85,10 @@ struct NMEAEncoderTests {
         return text.split(separator: "\r\n")[1].split(separator: "*")[0]
     }
 
-    @Test("given no SKY, GPS with QZSS and SBAS, then GLONASS used, when a fix is written then the talker is GP, GP, then GN, with SKY's count and HDOP")
+    @Test("given no SKY, GPS with QZSS and SBAS, then GLONASS used, when a fix is written then the talker is GP, GP, then GN, with SKY's count and HDOP (without SKY, the least a 2D fix needs)")
     func talkerAndCountFromSky() {
         var encoder = NMEAEncoder()
-        #expect(Self.gga(&encoder) == "$GPGGA,000000.00,0100.00000,N,00200.00000,E,1,,,,M,,M,,")
+        #expect(Self.gga(&encoder) == "$GPGGA,000000.00,0100.00000,N,00200.00000,E,1,03,,,M,,M,,")
         // An unused BeiDou satellite does not make the fix multi-constellation.
         encoder.note(Self.sky(device: "/dev/ttyACM0", [.gps, .gps, .qzss, .sbas], hdop: 1.25))
         #expect(Self.gga(&encoder) == "$GPGGA,000000.00,0100.00000,N,00200.00000,E,1,04,1.2,,M,,M,,")
@@ -100,6 +100,6 @@ struct NMEAEncoderTests {
     func skyIsPerDevice() {
         var encoder = NMEAEncoder()
         encoder.note(Self.sky(device: "/dev/ttyUSB1", [.glonass, .gps], hdop: 3))
-        #expect(Self.gga(&encoder) == "$GPGGA,000000.00,0100.00000,N,00200.00000,E,1,,,,M,,M,,")
+        #expect(Self.gga(&encoder) == "$GPGGA,000000.00,0100.00000,N,00200.00000,E,1,03,,,M,,M,,")
     }
 }
