@@ -25,6 +25,7 @@ enum HelpText {
                           [--count N] [--duration SECONDS] [--format FORMAT] [--tid XX] [--no-reconnect] [--verbose]
                           [--publish mqtt[s]://[USER@]HOST[:PORT]/TOPIC [PUBLISH OPTIONS]]...
                           [--publish http[s]://HOST:PORT/?id=DEVICE [TRACCAR OPTIONS]]...
+                          [--publish udp://HOST[:PORT]]...
                           [--output PATH]... [--sync SECONDS] [--odometer] [--trips] [SOURCE]
           loctrack once   [--min-accuracy METERS] [--timeout SECONDS] [--max-age SECONDS] [--format FORMAT] [--tid XX]
                           [--verbose] [SOURCE]
@@ -51,12 +52,14 @@ enum HelpText {
         (default localhost:2947; [::1] for IPv6; empty parts mean the defaults).
 
         FORMAT is json (JSON lines, gpsd's TPV field names), text (one readable line
-        per fix), csv, gpx (a GPX 1.1 track), geojson (a GeoJSON Feature per line) or
-        owntracks (an OwnTracks location message per line). The default is json when
-        stdout is a pipe or file, text on a terminal.
+        per fix), csv, gpx (a GPX 1.1 track), geojson (a GeoJSON Feature per line),
+        owntracks (an OwnTracks location message per line) or nmea (NMEA 0183 RMC and
+        GGA sentences per fix). The default is json when stdout is a pipe or file, text
+        on a terminal.
 
-        'stream' and 'monitor run' also publish each line to an MQTT broker with
-        --publish (see 'loctrack help stream').
+        'stream' and 'monitor run' also publish each line to an MQTT broker, Home
+        Assistant, a Traccar server or a chart plotter over UDP with --publish (see
+        'loctrack help stream').
 
         Exit codes: 0 ok, 64 usage, 65 corrupt monitor state (trips: a track file not
         wholly readable), 66 trips: a track file missing, 69 gpsd unavailable or refused
@@ -94,13 +97,13 @@ enum HelpText {
                                  (filters apply in this order: accuracy, distance, interval)
           --count N              exit 0 after printing N fixes
           --duration SECONDS     exit 0 after SECONDS
-          --format FORMAT        json, text, csv, gpx, geojson or owntracks
+          --format FORMAT        json, text, csv, gpx, geojson, owntracks or nmea
                                  (default: text on a terminal, else json)
           --no-reconnect         exit 69 when gpsd is unavailable or goes away
           -v, --verbose          report every connection event and skipped report on stderr
           -o, --output PATH      write track files; strftime fields in PATH from the
                                  fix's UTC time (tracks/%Y-%m-%d.gpx); the format from
-                                 the name (.gpx .csv .geojson .txt), else --format, else
+                                 the name (.gpx .csv .geojson .txt .nmea), else --format, else
                                  json; valid after every fix, also after a SIGKILL; an
                                  existing file is continued; repeatable (a GPX and a CSV)
           --sync SECONDS         with --output: fdatasync at most every SECONDS (default 10)
@@ -141,7 +144,7 @@ enum HelpText {
           --max-age SECONDS      accept gpsd's latest fix if at most this old
                                  (default 2; 0 waits for a new fix)
           -v, --verbose          report connection events and skipped reports
-          --format FORMAT        json, text, csv, gpx, geojson or owntracks
+          --format FORMAT        json, text, csv, gpx, geojson, owntracks or nmea
                                  (default: text on a terminal, else json)
           --tid XX               tracker id of --format owntracks, 1 or 2 letters or
                                  digits (default: the host name's first two)
@@ -425,6 +428,13 @@ enum HelpText {
           --traccar-distance METERS   or once METERS from the last one sent
                                  (either given: always at a change of motion; the
                                  odometer counts every fix)
+
+        UDP (--publish udp://HOST[:PORT], default port 10110, what gpsd's gps2udp does):
+        each accepted fix as NMEA 0183 RMC and GGA, one sentence per datagram, for
+        OpenCPN, Signal K or a plotter (HOST may be a broadcast address); with
+        --format json, one TPV per datagram instead. UDP keeps nothing: no spool, no
+        retry, so a fix sent while nothing listens is gone, and a listener that is not
+        there costs the other sinks nothing. It takes no companion option.
         """
     }
 }
