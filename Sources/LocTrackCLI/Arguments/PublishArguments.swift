@@ -209,6 +209,10 @@ struct PublishArguments {
                 specs.append(plain)
             }
         }
+        // The spools given with --spool, compared across every kind now, so that a clash is
+        // found before anything starts; the defaults, which follow from the environment, are
+        // compared by the same rule when the sinks start (``SinkPipeline``).
+        if let folder = SinkPipeline.sharedSpool(specs, environment: [:]) { throw .sharedSpool(folder) }
         return specs
     }
 
@@ -217,7 +221,7 @@ struct PublishArguments {
     ///   what else it needs: stream's `--format owntracks`).
     /// - Throws: a companion without `--publish`; `--cafile` with an `mqtt://` URL; two
     ///   `--publish` to one broker with one client id (the broker would let only one of them
-    ///   stay connected) or into one `--spool` folder (one spool cannot serve two brokers).
+    ///   stay connected).
     func options(trackerIDAlone: Bool = false) throws(UsageError) -> [PublishOptions] {
         guard brokers[0].isGiven else {
             if let firstCompanion { throw .needs(firstCompanion, what: "--publish") }
@@ -263,25 +267,19 @@ struct PublishArguments {
                 url: url, caFile: broker.caFile, spoolDirectory: broker.spoolDirectory,
                 spoolLimitBytes: broker.spoolLimitBytes,
                 thinning: Thinning(interval: broker.traccarInterval, distance: broker.traccarDistance))
-            if let folder = traccar.spoolDirectory, options.contains(where: { $0.spoolDirectory == folder }) {
-                throw .sharedSpool(folder)
-            }
             options.append(traccar)
         }
         return options
     }
 
-    /// What two brokers of one command may not share (the spool folders that follow from
-    /// the environment are compared when the sinks start: ``SinkFactory``).
+    /// What two brokers of one command may not share: a session (spool folders are compared
+    /// across every kind in ``specs(trackerIDAlone:)``).
     private static func checkDistinct(_ options: [PublishOptions]) throws(UsageError) {
         for (index, later) in options.enumerated() {
             for earlier in options[..<index] {
                 if earlier.broker.host == later.broker.host, earlier.broker.port == later.broker.port,
                    earlier.clientID == later.clientID {
                     throw .sharedBrokerSession(broker: "\(later.broker.host):\(later.broker.port)", clientID: later.clientID)
-                }
-                if let folder = later.spoolDirectory, folder == earlier.spoolDirectory {
-                    throw .sharedSpool(folder)
                 }
             }
         }

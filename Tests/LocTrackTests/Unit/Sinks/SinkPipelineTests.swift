@@ -75,12 +75,18 @@ struct SinkPipelineTests {
         #expect(log.starts.withLock { $0 }.isEmpty)
     }
 
-    @Test("given a broker and a Traccar server with one --spool on the command line when checked then the clash is found across the kinds")
+    @Test("given a broker and a Traccar server in one spool folder when parsed or started then the clash is found across the kinds")
     func brokerAndTraccarShareASpool() throws {
-        let options = try Self.stream([
-            "--publish", "mqtt://h/t", "--spool", "/s", "--publish", "http://h:5055/?id=a", "--spool", "/s",
-        ])
-        #expect(SinkPipeline.sharedSpool(options.sinks, environment: [:]) == "/s")
+        // One --spool given to both: refused by the parse, before anything starts.
+        #expect(throws: UsageError.sharedSpool("/s")) {
+            try Command(arguments: [
+                "stream", "--publish", "mqtt://h/t", "--spool", "/s", "--publish", "http://h:5055/?id=a", "--spool", "/s",
+            ])
+        }
+        // The defaults meet: a broker whose client id is Traccar's folder name for device a.
+        let options = try Self.stream(["--publish", "mqtt://h/t", "--client-id", "traccar-a", "--publish", "http://h:5055/?id=a"])
+        #expect(SinkPipeline.sharedSpool(options.sinks, environment: ["HOME": "/home/u"])
+            == "/home/u/.local/state/loctrack/spool/traccar-a")
         #expect(SinkPipeline.sharedSpool(try Self.stream(["--publish", "mqtt://h/t", "--spool", "/s"]).sinks, environment: [:]) == nil)
     }
 
