@@ -76,9 +76,10 @@ struct PublishArguments {
                 return true
             }
             guard text.hasPrefix("mqtt://") || text.hasPrefix("mqtts://") else {
+                let others = Self.plainSchemes.map { "\($0.prefix) (\($0.what))" }
                 throw .invalidBrokerURL(
                     reason: "the URL must start with mqtt:// or mqtts:// (a broker), http:// or https:// (a Traccar server), "
-                        + "or udp:// (NMEA to a chart plotter)")
+                        + "or " + others.joined(separator: ", or "))
             }
             do {
                 brokers[brokers.count - 1].url = try BrokerURL(parsing: text)
@@ -185,9 +186,10 @@ struct PublishArguments {
 
     /// The destinations that take no companion, by the prefix of their URL: each parses its
     /// URL into its sink's spec. A new such destination registers here, and nowhere else.
-    private static let plainSchemes: [(prefix: String, parse: @Sendable (String) throws(SinkURLError) -> any SinkSpec)] = [
-        ("udp://", { text throws(SinkURLError) in try UDPSinkSpec(parsing: text) }),
-    ]
+    private static let plainSchemes:
+        [(prefix: String, what: String, parse: @Sendable (String) throws(SinkURLError) -> any SinkSpec)] = [
+            ("udp://", "NMEA to a chart plotter", { text throws(SinkURLError) in try UDPSinkSpec(parsing: text) }),
+        ]
 
     /// Every `--publish` as its sink's spec, in the order given: brokers (Home Assistant's
     /// with `--ha-discovery`), Traccar servers, and the destinations of ``plainSchemes``.
