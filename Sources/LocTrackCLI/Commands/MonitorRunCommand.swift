@@ -64,7 +64,8 @@ struct MonitorRunCommand {
             standardOutput: { MonitorEventEncoder(format: lineFormat, framed: false) },
             messages: { MonitorEventEncoder(format: lineFormat, framed: false) },
             trackFile: { _ in (MonitorEventEncoder(format: lineFormat, framed: true), Self.recordLayoutFormat) },
-            formatGiven: format == .json ? .json : nil, environment: PublishOptions.processEnvironment,
+            // `--format json` as given (not the default for sinks): a UDP listener gets NMEA unless asked.
+            formatGiven: options.format == .json ? .json : nil, environment: PublishOptions.processEnvironment,
             onFatal: { session.finish() })
         context.topicSuffix = "/event"
         context.ownTracks = format == .owntracks
