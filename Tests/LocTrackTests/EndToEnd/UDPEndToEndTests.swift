@@ -107,5 +107,24 @@ extension EndToEndTests {
                 #expect(datagrams.allSatisfy { Position(tpv: $0) != nil && $0.filter { $0 == "\n" }.count == 1 })
             }
         }
+
+        @Test("given monitor run with a UDP listener beside a file when it runs then the listener gets each fix as NMEA, RMC then GGA, though the sinks' lines are JSON")
+        func monitorRunSendsNMEA() async throws {
+            let home = try StateHome()
+            let socket = try UDPListener()
+            let file = home.path + "/events.json"
+            try await withGPSFake(NMEALog.walk(epochs: 6)) { fake in
+                let result = try await fake.run(
+                    ["monitor", "run", "--no-reconnect", "--publish", "udp://127.0.0.1:\(socket.port)", "--output", file],
+                    start: home.start)
+                #expect(result.status == .exited(69), "\(result)")
+                try await waitUntil(timeout: .seconds(5), "12 datagrams") { socket.datagrams.count >= 12 }
+                let sentences = socket.datagrams.map { String(decoding: $0, as: UTF8.self) }
+                #expect(sentences.count == 12)
+                #expect(sentences.enumerated().allSatisfy { index, sentence in
+                    sentence.hasPrefix(index % 2 == 0 ? "$GPRMC," : "$GPGGA,") && sentence.hasSuffix("\r\n")
+                }, "\(sentences)")
+            }
+        }
     }
 }
