@@ -75,7 +75,8 @@ let package = Package(
         .systemLibrary(name: "CGlibcExtras"),
         // The system layer: every libc call loctrack makes, as thin `package` wrappers
         // (descriptors that close themselves, files and folders, flock, pipes, poll,
-        // threads, signals, the track writer's process, clocks, the environment, math),
+        // threads, signals, the track writer's process, clocks, the environment and the one
+        // resolution of loctrack's state folder, math),
         // with EINTR retried in one helper and failures thrown as `Errno`. No other
         // folder imports Glibc or CGlibcExtras.
         .target(name: "LocTrackSystem", dependencies: ["CGlibcExtras"], swiftSettings: strictSettings),
