@@ -521,7 +521,7 @@ kills: deps test-deps
 #                        missing)
 # ---------------------------------------------------------------------------
 # The version `loctrack --version` prints (LocTrackVersion.number).
-VERSION := $(shell sed -n 's/.*static let number = "\(.*\)".*/\1/p' Sources/LocTrackFormats/Process/Version.swift)
+VERSION := $(shell sed -n 's/.*static let number = "\(.*\)".*/\1/p' Sources/LocTrackProcess/Version.swift)
 DEB_REVISION ?= 1
 DEB_SCRATCH ?= .build-deb
 DEB_STAGE := $(DEB_SCRATCH)/stage

@@ -1,5 +1,6 @@
 import LocTrackDistance
 import LocTrackFormats
+import LocTrackProcess
 import LocTrackMonitor
 import LocTrackSinks
 import LocTrackSystem

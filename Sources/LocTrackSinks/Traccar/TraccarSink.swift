@@ -1,6 +1,6 @@
 import LocTrack
 import LocTrackDistance
-import LocTrackFormats
+import LocTrackProcess
 import LocTrackSystem
 package import LocTrackTraccar
 import Synchronization
