@@ -61,6 +61,7 @@ let package = Package(
             dependencies: [
                 "LocTrackServe",
                 .product(name: "LocTrackWeb", package: rootPackage),
+                .product(name: "LocTrackFormats", package: rootPackage),
                 .product(name: "LocTrackProcess", package: rootPackage),
                 .product(name: "LocTrackServeOptions", package: rootPackage),
                 .product(name: "LocTrackCharts", package: rootPackage),

@@ -1,3 +1,4 @@
+import LocTrackFormats
 import LocTrackProcess
 import LocTrackServe
 import LocTrackWeb
