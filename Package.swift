@@ -93,7 +93,8 @@ let package = Package(
         // Only Sources/LocTrack/GPSD imports CGPS.
         .target(name: "LocTrack", dependencies: ["CGPS", "LocTrackSystem"], swiftSettings: strictSettings),
         // Persistent geofences decided from a session's fixes (CoreLocation's CLMonitor, for
-        // gpsd): the engine, the state file with its outbox, GeoJSON regions.
+        // gpsd): the engine, the state file with its outbox, GeoJSON regions, and the exit code
+        // each of its errors means (LocTrackProcess's codes).
         .target(
             name: "LocTrackMonitor", dependencies: ["LocTrack", "LocTrackSystem", "LocTrackProcess"], swiftSettings: strictSettings
         ),
