@@ -45,7 +45,9 @@
 #   make arm64-root       only its three Debian roots, in $(ARM64_CACHE)/loctrack-arm64-* (made
 #                         once, then cached; qemu-user-static installed and registered)
 #   make check-unit       systemd-analyze verify on the systemd units, when systemd-analyze is there
-#   make figures          docs/figures/architecture.svg from architecture.dot (Graphviz)
+#   make figures          docs/figures/architecture.dot from Package.swift and Serve/Package.swift
+#                         (scripts/architecture-dot.py), then architecture.svg from it (Graphviz)
+#   make figures-check    fails when architecture.dot or .svg is not what make figures makes
 #   make clean            swift package clean + remove .build and Serve/.build
 #   make fuzz             the fuzz test over gpsd's real captures (../shared/gpsd-logs)
 #   make conformance      every real receiver recording: loctrack's fixes must be gpsd's epochs
@@ -102,15 +104,34 @@ FORMAT ?= text
 
 .DEFAULT_GOAL := build
 
-.PHONY: all build serve serve-unit deps test-deps deb-deps browser-deps test demo demo-monitor completions install uninstall deb check-unit clean help figures
+.PHONY: all build serve serve-unit deps test-deps deb-deps browser-deps test demo demo-monitor completions install uninstall deb check-unit clean help figures figures-check
 
 all: build
 
-# docs/figures/architecture.svg from its source, architecture.dot (Graphviz, installed here
-# only when missing: a tool for whoever edits the figure, not for building or testing).
+# docs/figures/architecture.dot from the manifests (`swift package dump-package` of both
+# packages, through scripts/architecture-dot.py), so the figure shows the targets as they are
+# declared, then architecture.svg from it (Graphviz, installed here only when missing: a tool
+# for whoever changes the targets, not for building or testing).
+FIGURES := docs/figures
 figures:
 	@command -v dot >/dev/null 2>&1 || { sudo=$$( [ "$$(id -u)" -eq 0 ] || echo sudo ); $$sudo apt-get install -y graphviz >/dev/null; }
-	dot -Tsvg docs/figures/architecture.dot -o docs/figures/architecture.svg
+	@work=$$(mktemp -d) && trap 'rm -rf "$$work"' EXIT && \
+		$(SWIFT) package dump-package > "$$work/root.json" && \
+		$(SWIFT) package --package-path $(SERVE_DIR) dump-package > "$$work/serve.json" && \
+		python3 scripts/architecture-dot.py "$$work/root.json" "$$work/serve.json" > $(FIGURES)/architecture.dot
+	dot -Tsvg $(FIGURES)/architecture.dot -o $(FIGURES)/architecture.svg
+
+# The committed figure against a fresh one: run after changing Package.swift's targets.
+figures-check:
+	@command -v dot >/dev/null 2>&1 || { echo "figures-check: needs Graphviz (make figures installs it)" >&2; exit 1; }
+	@work=$$(mktemp -d) && trap 'rm -rf "$$work"' EXIT && \
+		$(SWIFT) package dump-package > "$$work/root.json" && \
+		$(SWIFT) package --package-path $(SERVE_DIR) dump-package > "$$work/serve.json" && \
+		python3 scripts/architecture-dot.py "$$work/root.json" "$$work/serve.json" > "$$work/architecture.dot" && \
+		dot -Tsvg "$$work/architecture.dot" -o "$$work/architecture.svg" && \
+		cmp -s "$$work/architecture.dot" $(FIGURES)/architecture.dot && cmp -s "$$work/architecture.svg" $(FIGURES)/architecture.svg || \
+		{ echo "figures-check: $(FIGURES)/architecture.dot or .svg is not Package.swift's: make figures" >&2; exit 1; }
+	@echo "figures-check: $(FIGURES)/architecture.dot and .svg are Package.swift's"
 
 help:
 	@sed -n '1,/^$$/s/^# \{0,1\}//p' $(firstword $(MAKEFILE_LIST))
@@ -521,7 +542,7 @@ kills: deps test-deps
 #                        missing)
 # ---------------------------------------------------------------------------
 # The version `loctrack --version` prints (LocTrackVersion.number).
-VERSION := $(shell sed -n 's/.*static let number = "\(.*\)".*/\1/p' Sources/LocTrackFormats/Process/Version.swift)
+VERSION := $(shell sed -n 's/.*static let number = "\(.*\)".*/\1/p' Sources/LocTrackProcess/Version.swift)
 DEB_REVISION ?= 1
 DEB_SCRATCH ?= .build-deb
 DEB_STAGE := $(DEB_SCRATCH)/stage

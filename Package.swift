@@ -20,9 +20,13 @@ let package = Package(
         // Distance that is right: the odometer (nothing while parked) and trips with
         // Traccar's rules, as pure state machines over positions. No I/O but its state file.
         .library(name: "LocTrackDistance", targets: ["LocTrackDistance"]),
-        // What loctrack writes: the fix formats, the monitor's event lines, track-file names,
-        // exit codes. Pure; no I/O, no client library.
+        // What loctrack writes: the fix formats, the monitor's event lines, track-file names.
+        // Values in, bytes out; no I/O, no client library.
         .library(name: "LocTrackFormats", targets: ["LocTrackFormats"]),
+        // What a loctrack program is as a process: exit codes, the version, the handoffs from
+        // `loctrack` to the programs it becomes, where those programs are installed. A product
+        // because `loctrack-serve` (the Serve/ package) exits with these codes.
+        .library(name: "LocTrackProcess", targets: ["LocTrackProcess"]),
         // Where loctrack's events go: one `Sink` protocol, one fan-out, and the sinks (stdout,
         // track files, MQTT, Home Assistant), each with its own encoder, filter and buffer.
         .library(name: "LocTrackSinks", targets: ["LocTrackSinks"]),
@@ -75,16 +79,25 @@ let package = Package(
         .systemLibrary(name: "CGlibcExtras"),
         // The system layer: every libc call loctrack makes, as thin `package` wrappers
         // (descriptors that close themselves, files and folders, flock, pipes, poll,
-        // threads, signals, the track writer's process, clocks, the environment, math),
+        // threads, signals, the track writer's process, clocks, the environment and the one
+        // resolution of loctrack's state folder, math),
         // with EINTR retried in one helper and failures thrown as `Errno`. No other
         // folder imports Glibc or CGlibcExtras.
         .target(name: "LocTrackSystem", dependencies: ["CGlibcExtras"], swiftSettings: strictSettings),
+        // The process layer, just above the system one: exit codes (sysexits.h), the version,
+        // the handoffs `loctrack` gives `loctrack-trips` and `loctrack-serve` when it becomes them
+        // (exec), and the install layout where it finds them. Small on purpose: every target
+        // that names an exit code depends on it, so it depends on LocTrackSystem alone.
+        .target(name: "LocTrackProcess", dependencies: ["LocTrackSystem"], swiftSettings: strictSettings),
         // The library: reader thread, epochs, serial processor, AsyncSequence of events.
         // Only Sources/LocTrack/GPSD imports CGPS.
         .target(name: "LocTrack", dependencies: ["CGPS", "LocTrackSystem"], swiftSettings: strictSettings),
         // Persistent geofences decided from a session's fixes (CoreLocation's CLMonitor, for
-        // gpsd): the engine, the state file with its outbox, GeoJSON regions.
-        .target(name: "LocTrackMonitor", dependencies: ["LocTrack", "LocTrackSystem"], swiftSettings: strictSettings),
+        // gpsd): the engine, the state file with its outbox, GeoJSON regions, and the exit code
+        // each of its errors means (LocTrackProcess's codes).
+        .target(
+            name: "LocTrackMonitor", dependencies: ["LocTrack", "LocTrackSystem", "LocTrackProcess"], swiftSettings: strictSettings
+        ),
         // The odometer and trips: pure state machines over fixes or track-file points, and the
         // odometer's state file (written atomically, like the monitor's).
         .target(name: "LocTrackDistance", dependencies: ["LocTrack", "LocTrackSystem"], swiftSettings: strictSettings),
@@ -108,17 +121,21 @@ let package = Package(
             dependencies: ["LocTrack", "LocTrackSystem", "LocTrackSpool", "LocTrackDistance", "LocTrackFormats", "CCurl"],
             swiftSettings: strictSettings
         ),
-        // The formats: JSON lines, text, CSV, GPX, GeoJSON, OwnTracks, the monitor's event
-        // lines, which statuses break a track, track-file names, exit codes. Values in, bytes
-        // out. LocTrackMonitor only for the type of its events.
-        .target(name: "LocTrackFormats", dependencies: ["LocTrack", "LocTrackMonitor", "LocTrackDistance", "LocTrackSystem"], swiftSettings: strictSettings),
+        // The formats: JSON lines, text, CSV, GPX, GeoJSON, OwnTracks, NMEA 0183, the monitor's
+        // event lines, which statuses break a track, track-file names, trips' lines. Values in,
+        // bytes out. LocTrackMonitor only for the type of its events, LocTrackProcess only for
+        // `TripsFormat` (which the trips handoff carries).
+        .target(
+            name: "LocTrackFormats", dependencies: ["LocTrack", "LocTrackMonitor", "LocTrackDistance", "LocTrackSystem", "LocTrackProcess"],
+            swiftSettings: strictSettings
+        ),
         // The sinks: the `Sink` protocol and its fan-out (`SinkFanOut`), stdout, the track
         // writer (a process of loctrack's own), MQTT and Home Assistant through the spool.
         .target(
             name: "LocTrackSinks",
             dependencies: [
-                "LocTrack", "LocTrackSystem", "LocTrackFormats", "LocTrackMonitor", "LocTrackDistance", "LocTrackMQTT",
-                "LocTrackTraccar",
+                "LocTrack", "LocTrackSystem", "LocTrackProcess", "LocTrackFormats", "LocTrackMonitor", "LocTrackDistance",
+                "LocTrackMQTT", "LocTrackTraccar",
             ],
             swiftSettings: strictSettings
         ),
@@ -127,8 +144,8 @@ let package = Package(
         .target(
             name: "LocTrackCLI",
             dependencies: [
-                "LocTrack", "LocTrackSystem", "LocTrackMonitor", "LocTrackDistance", "LocTrackMQTT", "LocTrackTraccar",
-                "LocTrackFormats", "LocTrackSinks", "LocTrackServeOptions",
+                "LocTrack", "LocTrackSystem", "LocTrackProcess", "LocTrackMonitor", "LocTrackDistance", "LocTrackMQTT",
+                "LocTrackTraccar", "LocTrackFormats", "LocTrackSinks", "LocTrackServeOptions",
             ],
             swiftSettings: strictSettings
         ),
@@ -137,7 +154,7 @@ let package = Package(
         // routes nor what they link (the regex engine), and `loctrack-serve` no command line.
         .target(
             name: "LocTrackServeOptions",
-            dependencies: ["LocTrack", "LocTrackFormats", "LocTrackSystem"],
+            dependencies: ["LocTrack", "LocTrackFormats", "LocTrackSystem", "LocTrackProcess"],
             swiftSettings: strictSettings
         ),
         // `loctrack serve` without its server: pure request -> response routes, server-sent
@@ -150,8 +167,8 @@ let package = Package(
         .target(
             name: "LocTrackWeb",
             dependencies: [
-                "LocTrack", "LocTrackSystem", "LocTrackMonitor", "LocTrackDistance", "LocTrackFormats", "LocTrackServeOptions",
-                "LocTrackCharts",
+                "LocTrack", "LocTrackSystem", "LocTrackProcess", "LocTrackMonitor", "LocTrackDistance", "LocTrackFormats",
+                "LocTrackServeOptions", "LocTrackCharts",
             ],
             swiftSettings: strictSettings
         ),
@@ -160,18 +177,18 @@ let package = Package(
         // what `loctrack-trips` does, as a library its tests call. GPX through libxml2.
         .target(
             name: "LocTrackTrackFiles",
-            dependencies: ["LocTrack", "LocTrackSystem", "LocTrackDistance", "LocTrackFormats", "CLibXML2"],
+            dependencies: ["LocTrack", "LocTrackSystem", "LocTrackProcess", "LocTrackDistance", "LocTrackFormats", "CLibXML2"],
             swiftSettings: strictSettings
         ),
         // `loctrack trips`, which `loctrack` becomes (exec) once it has parsed the words: a
         // program of its own so that `stream` never loads libxml2 (docs/trips.md).
         .executableTarget(
             name: "loctrack-trips",
-            dependencies: ["LocTrackTrackFiles", "LocTrackFormats", "LocTrackSystem"],
+            dependencies: ["LocTrackTrackFiles", "LocTrackProcess", "LocTrackSystem"],
             swiftSettings: strictSettings
         ),
-        // main.swift: prepare the process, run, exit (exitProcess is LocTrackSystem's).
-        .executableTarget(name: "loctrack", dependencies: ["LocTrackCLI", "LocTrackFormats", "LocTrackSystem"], swiftSettings: strictSettings),
+        // main.swift: prepare the process, run, exit (exitProcess is LocTrackSystem's, the code LocTrackProcess's).
+        .executableTarget(name: "loctrack", dependencies: ["LocTrackCLI", "LocTrackProcess", "LocTrackSystem"], swiftSettings: strictSettings),
         // The process harness the test targets share: gpsfake and gpsd, mosquitto, the built
         // loctrack, TCP relays, /proc readers. Test support, not a product.
         .target(
@@ -191,7 +208,8 @@ let package = Package(
         .testTarget(
             name: "LocTrackTripsTests",
             dependencies: [
-                "LocTrack", "LocTrackSystem", "LocTrackDistance", "LocTrackFormats", "LocTrackTrackFiles", "LocTrackTestSupport",
+                "LocTrack", "LocTrackSystem", "LocTrackProcess", "LocTrackDistance", "LocTrackFormats", "LocTrackTrackFiles",
+                "LocTrackTestSupport",
             ],
             // Real track files with their sources and licences (Fixtures/corpus/SOURCES.md), read from the source tree.
             exclude: ["Fixtures"],
@@ -207,8 +225,8 @@ let package = Package(
         .testTarget(
             name: "LocTrackWebTests",
             dependencies: [
-                "LocTrack", "LocTrackSystem", "LocTrackMonitor", "LocTrackDistance", "LocTrackFormats", "LocTrackServeOptions",
-                "LocTrackWeb", "LocTrackCharts", "LocTrackTestSupport",
+                "LocTrack", "LocTrackSystem", "LocTrackProcess", "LocTrackMonitor", "LocTrackDistance", "LocTrackFormats",
+                "LocTrackServeOptions", "LocTrackWeb", "LocTrackCharts", "LocTrackTestSupport",
             ],
             swiftSettings: strictSettings
         ),
@@ -231,8 +249,8 @@ let package = Package(
         .testTarget(
             name: "LocTrackTests",
             dependencies: [
-                "LocTrack", "LocTrackSystem", "LocTrackMonitor", "LocTrackDistance", "LocTrackSpool", "LocTrackMQTT", "LocTrackFormats",
-                "LocTrackSinks", "LocTrackServeOptions", "LocTrackCLI", "LocTrackTestSupport",
+                "LocTrack", "LocTrackSystem", "LocTrackProcess", "LocTrackMonitor", "LocTrackDistance", "LocTrackSpool", "LocTrackMQTT",
+                "LocTrackFormats", "LocTrackSinks", "LocTrackServeOptions", "LocTrackCLI", "LocTrackTestSupport",
             ],
             // gpsd captures the conformance replay reads from the source tree (Fixtures/gpsd-logs/README.md).
             exclude: ["Fixtures"],

@@ -62,6 +62,7 @@ let package = Package(
                 "LocTrackServe",
                 .product(name: "LocTrackWeb", package: rootPackage),
                 .product(name: "LocTrackFormats", package: rootPackage),
+                .product(name: "LocTrackProcess", package: rootPackage),
                 .product(name: "LocTrackServeOptions", package: rootPackage),
                 .product(name: "LocTrackCharts", package: rootPackage),
                 .product(name: "LocTrack", package: rootPackage),

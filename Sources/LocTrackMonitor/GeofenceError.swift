@@ -3,8 +3,9 @@ import LocTrackSystem
 
 /// Why a geofence monitor could not do what it was asked.
 ///
-/// Its ``description`` is one line for stderr; the CLI maps the cases to exit codes
-/// (docs/exit-codes.md): bad input 64, a corrupt state file 65, I/O 74, busy 75.
+/// Its ``description`` is one line for stderr; ``exitCode`` (GeofenceError+ExitCode.swift)
+/// maps the cases to exit codes (docs/exit-codes.md): bad input 64, a corrupt state file 65,
+/// I/O 74, busy 75.
 public enum GeofenceError: Error, Sendable, Hashable, CustomStringConvertible {
     case invalidLatitude(Double)
     case invalidLongitude(Double)

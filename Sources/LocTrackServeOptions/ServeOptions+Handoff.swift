@@ -1,23 +1,15 @@
 import LocTrackFormats
 import LocTrack
+public import LocTrackProcess
 
 /// How `loctrack serve` hands its parsed options to `loctrack-serve`: two arguments,
 /// `--options` and one JSON object with every field of ``ServeOptions``. A form of the
 /// program's own, not the user's: its values were checked when the words were parsed, so
-/// reading it back cannot meet a usage error, only a server started by hand.
+/// reading it back cannot meet a usage error, only a server started by hand (``HandoffError``,
+/// LocTrackProcess's, which `loctrack-trips` says the same way).
 extension ServeOptions {
     /// The flag before the JSON object.
     public static let handoffFlag = "--options"
-
-    /// Why ``init(handoff:)`` refused its arguments: they were not written by ``handoffArguments``
-    /// (someone ran `loctrack-serve` by hand, or a `loctrack` of another version).
-    public struct HandoffError: Error, Equatable, CustomStringConvertible {
-        public let reason: String
-
-        public var description: String {
-            "loctrack-serve is started by `loctrack serve` (\(reason)); run `loctrack serve --help`"
-        }
-    }
 
     /// The arguments after the program name that give the server these options.
     public var handoffArguments: [String] {
@@ -44,41 +36,46 @@ extension ServeOptions {
     }
 
     /// Reads back what ``handoffArguments`` wrote.
+    /// - Throws: ``HandoffError`` when the arguments are not that (someone ran `loctrack-serve` by
+    ///   hand, or a `loctrack` of another version).
     public init(handoff arguments: [String]) throws(HandoffError) {
+        func refused(_ reason: String) -> HandoffError {
+            HandoffError(program: InstallLayout.serverName, command: "serve", reason: reason)
+        }
         guard arguments.count == 2, arguments[0] == Self.handoffFlag else {
-            throw HandoffError(reason: "expected \(Self.handoffFlag) and its JSON object")
+            throw refused("expected \(Self.handoffFlag) and its JSON object")
         }
         let document: JSONValue
         do {
             document = try JSONValue(parsing: Array(arguments[1].utf8))
         } catch {
-            throw HandoffError(reason: "its options are not JSON: \(error)")
+            throw refused("its options are not JSON: \(error)")
         }
         func text(_ key: String) -> String? { document[key]?.stringValue }
         func number(_ key: String) throws(HandoffError) -> Double {
-            guard let value = document[key]?.doubleValue else { throw HandoffError(reason: "no number \(key)") }
+            guard let value = document[key]?.doubleValue else { throw refused("no number \(key)") }
             return value
         }
         guard let listenText = text("listen"), let listen = try? ListenAddress(parsing: listenText) else {
-            throw HandoffError(reason: "no listen address")
+            throw refused("no listen address")
         }
         var track: TrackPathPattern?
         if let pattern = text("track") {
-            guard let parsed = try? TrackPathPattern(pattern) else { throw HandoffError(reason: "a bad track pattern") }
+            guard let parsed = try? TrackPathPattern(pattern) else { throw refused("a bad track pattern") }
             track = parsed
         }
         var tiles: TileSource?
         if let template = text("tiles") {
             guard let parsed = try? TileSource(template: template, attribution: text("tilesAttribution") ?? "") else {
-                throw HandoffError(reason: "a bad tile source")
+                throw refused("a bad tile source")
             }
             tiles = parsed
         }
         guard let tileFiles = document["tileFiles"]?.arrayValue?.compactMap(\.stringValue) else {
-            throw HandoffError(reason: "no tile files")
+            throw refused("no tile files")
         }
         guard let host = text("gpsdHost"), let port = text("gpsdPort"), let verbose = document["verbose"]?.boolValue else {
-            throw HandoffError(reason: "no gpsd source")
+            throw refused("no gpsd source")
         }
         self.init(
             listen: listen, tokenFile: text("tokenFile"), monitor: text("monitor"), dwellSeconds: try number("dwell"),

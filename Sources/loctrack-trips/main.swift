@@ -1,4 +1,4 @@
-import LocTrackFormats
+import LocTrackProcess
 import LocTrackSystem
 import LocTrackTrackFiles
 
@@ -7,7 +7,7 @@ import LocTrackTrackFiles
 // that went away (`| head -1`) gives EPIPE, which ends the output quietly, not the process.
 ignoreSignal(.brokenPipe)
 let options: TripsOptions
-do throws(TripsOptions.HandoffError) {
+do throws(HandoffError) {
     options = try TripsOptions(handoff: Array(CommandLine.arguments.dropFirst()))
 } catch {
     printError(error.description)

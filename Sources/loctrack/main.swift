@@ -1,6 +1,6 @@
 import LocTrackSystem
 import LocTrackCLI
-import LocTrackFormats
+import LocTrackProcess
 
 CLI.prepareProcess()
 exitProcess(CLI.runBlocking(CommandLine.arguments).rawValue)

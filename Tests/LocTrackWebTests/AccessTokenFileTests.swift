@@ -1,5 +1,5 @@
 import Glibc
-import LocTrackFormats
+import LocTrackProcess
 import LocTrackWeb
 import Testing
 

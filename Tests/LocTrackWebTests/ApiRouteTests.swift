@@ -1,5 +1,5 @@
 import LocTrack
-import LocTrackFormats
+import LocTrackProcess
 import LocTrackWeb
 import Testing
 import LocTrackServeOptions

@@ -1,5 +1,5 @@
 import Foundation
-import LocTrackFormats
+import LocTrackProcess
 import LocTrackSystem
 import LocTrackWeb
 import Testing

@@ -1,6 +1,6 @@
 import Foundation
 import LocTrackCharts
-import LocTrackFormats
+import LocTrackProcess
 @testable import LocTrackWeb
 import Testing
 import LocTrackServeOptions

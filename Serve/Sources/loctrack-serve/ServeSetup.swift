@@ -1,4 +1,5 @@
 import LocTrackFormats
+import LocTrackProcess
 import LocTrackServe
 import LocTrackWeb
 import LocTrackServeOptions

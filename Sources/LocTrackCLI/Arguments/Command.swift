@@ -2,6 +2,7 @@ public import LocTrackServeOptions
 public import LocTrack
 public import LocTrackMQTT
 public import LocTrackFormats
+public import LocTrackProcess
 public import LocTrackSinks
 
 /// A parsed command line. Parsing is pure: no I/O, no globals, only `throws`.

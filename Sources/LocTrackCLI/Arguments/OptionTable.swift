@@ -1,5 +1,6 @@
 import LocTrackMQTT
 import LocTrackFormats
+import LocTrackProcess
 import LocTrackSinks
 
 /// Every command and every option loctrack accepts: one table for the parser and the shell

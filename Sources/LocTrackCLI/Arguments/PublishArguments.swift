@@ -214,7 +214,7 @@ struct PublishArguments {
         // The spools given with --spool, compared across every kind now, so that a clash is
         // found before anything starts; the defaults, which follow from the environment, are
         // compared by the same rule when the sinks start (``SinkPipeline``).
-        if let folder = SinkPipeline.sharedSpool(specs, environment: [:]) { throw .sharedSpool(folder) }
+        if let folder = SinkPipeline.sharedSpoolGiven(specs) { throw .sharedSpool(folder) }
         return specs
     }
 

@@ -1,5 +1,5 @@
 import LocTrackDistance
-import LocTrackFormats
+import LocTrackProcess
 import LocTrackMonitor
 import LocTrackSinks
 import LocTrackSystem

@@ -1,7 +1,7 @@
 import LocTrack
 import LocTrackMonitor
 import LocTrackSystem
-import LocTrackFormats
+import LocTrackProcess
 import LocTrackSinks
 
 /// `loctrack monitor add`: one circle, or the regions of a GeoJSON file, in one write.

@@ -2,6 +2,7 @@ import LocTrackSystem
 import LocTrack
 import LocTrackMonitor
 import LocTrackFormats
+import LocTrackProcess
 import LocTrackSinks
 
 /// `loctrack monitor export`: the monitor's regions as one OwnTracks `waypoints` message

@@ -2,6 +2,7 @@ import LocTrackSystem
 import LocTrack
 import LocTrackMonitor
 import LocTrackFormats
+import LocTrackProcess
 import LocTrackSinks
 
 /// `loctrack monitor list`: the conditions, their states and last events.

@@ -3,6 +3,7 @@ import LocTrack
 import LocTrackMonitor
 import LocTrackSystem
 import LocTrackFormats
+import LocTrackProcess
 import LocTrackSinks
 
 /// `loctrack monitor run`: one line per monitor event until SIGINT/SIGTERM, with

@@ -1,5 +1,6 @@
 import LocTrackDistance
 import LocTrackFormats
+import LocTrackProcess
 import LocTrackMonitor
 import LocTrackSinks
 import LocTrackSystem
@@ -32,13 +33,14 @@ struct OdometerCommand {
 }
 
 /// Where the odometer is kept: `--odometer-file`, else `odometer` in loctrack's state folder
-/// (`$XDG_STATE_HOME/loctrack`, else `~/.local/state/loctrack`), the monitors' folder.
+/// (``StateDirectory``: `$XDG_STATE_HOME/loctrack`, else `~/.local/state/loctrack`), the
+/// monitors' folder.
 enum OdometerFile {
     /// - Returns: the path; nil, after one line on stderr, when there is no state folder
     ///   (neither variable an absolute path, no home in the password database): exit 74.
     static func path(given: String?, environment: [String: String] = StateDirectory.processEnvironment) -> String? {
         if let given { return given }
-        do throws(GeofenceError) {
+        do throws(StateDirectory.Failure) {
             return try StateDirectory.resolve(environment: environment) + "/odometer"
         } catch {
             printError("cannot keep the odometer: \(error)")

@@ -1,6 +1,7 @@
 import LocTrack
 import LocTrackSystem
 import LocTrackFormats
+import LocTrackProcess
 import LocTrackSinks
 
 /// `loctrack once`: the first fix that meets the bar, or exit 75 at the timeout.

@@ -1,6 +1,6 @@
 import LocTrackSystem
 import LocTrackServeOptions
-import LocTrackFormats
+import LocTrackProcess
 import LocTrackSinks
 
 /// `loctrack serve`: its words were parsed into ``ServeOptions``; the server itself is the

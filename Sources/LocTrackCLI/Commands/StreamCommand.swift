@@ -2,6 +2,7 @@ import LocTrackSystem
 import LocTrack
 import LocTrackDistance
 import LocTrackFormats
+import LocTrackProcess
 import LocTrackMQTT
 import LocTrackSinks
 

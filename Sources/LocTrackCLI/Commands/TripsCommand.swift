@@ -1,4 +1,4 @@
-import LocTrackFormats
+import LocTrackProcess
 import LocTrackSystem
 
 /// `loctrack trips`: its words were parsed into ``TripsOptions``; the reading is the program

@@ -2,7 +2,7 @@ import LocTrack
 import LocTrackMQTT
 import Synchronization
 import LocTrackSystem
-public import LocTrackFormats
+public import LocTrackProcess
 import LocTrackSinks
 
 /// The `loctrack` program: parse, run, return an exit code.

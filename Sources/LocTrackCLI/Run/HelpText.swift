@@ -1,4 +1,5 @@
 import LocTrackFormats
+import LocTrackProcess
 import LocTrackSinks
 enum HelpText {
     static var versionNumber: String { LocTrackVersion.number }

@@ -2,7 +2,7 @@ import LocTrack
 import LocTrackMonitor
 import Synchronization
 import LocTrackSystem
-import LocTrackFormats
+import LocTrackProcess
 import LocTrackSinks
 
 /// How a command that runs until a signal ends (`stream`, `monitor run`): the first

@@ -1,5 +1,6 @@
 import LocTrack
 package import LocTrackDistance
+package import LocTrackProcess
 
 /// Trips as lines: `loctrack trips`' one per trip in JSON, CSV or text and the totals that
 /// end the text; and the live `TRIP` events of `stream --trips` and `monitor run --trips`,

@@ -17,7 +17,8 @@ public enum PublishConfigurationError: Error, Equatable, Sendable, CustomStringC
     case invalidTopic(reason: String)
     /// `--password-file` could not be read.
     case unreadablePasswordFile(path: String, reason: String)
-    /// Neither `XDG_STATE_HOME` nor `HOME` is an absolute path.
+    /// No `--spool`, and no state folder: neither `XDG_STATE_HOME` nor `HOME` is an absolute
+    /// path, and the password database has no home.
     case noSpoolDirectory
 
     public var description: String {
@@ -42,7 +43,8 @@ public enum PublishConfigurationError: Error, Equatable, Sendable, CustomStringC
         case .unreadablePasswordFile(let path, let reason):
             "cannot read the password file '\(path)': \(reason)"
         case .noSpoolDirectory:
-            "no spool directory: XDG_STATE_HOME and HOME are unset or not absolute; use --spool DIR"
+            "no spool directory: XDG_STATE_HOME and HOME are unset or not absolute, and the password database "
+                + "has no home; use --spool DIR"
         }
     }
 }

@@ -5,38 +5,23 @@ import LocTrackSystem
 extension PublishOptions {
     /// The variables ``spoolDirectory(environment:)`` and ``password(environment:readFile:)`` read.
     public static var processEnvironment: [String: String] {
-        var environment: [String: String] = [:]
-        for name in ["XDG_STATE_HOME", "HOME", passwordVariable] {
-            if let value = environmentValue(name) { environment[name] = value }
-        }
+        var environment = StateDirectory.processEnvironment
+        if let value = environmentValue(passwordVariable) { environment[passwordVariable] = value }
         return environment
     }
 
-    /// `--spool DIR` as given; else `$XDG_STATE_HOME/loctrack/spool/CLIENTID` when
-    /// `XDG_STATE_HOME` is an absolute path (the XDG spec ignores relative ones), else
-    /// `$HOME/.local/state/loctrack/spool/CLIENTID`. One folder per client id, so two
-    /// publishers with different ids never share a spool.
-    /// - Throws: ``PublishConfigurationError/noSpoolDirectory`` when neither is usable.
+    /// `--spool DIR` as given; else `spool/CLIENTID` in loctrack's state folder
+    /// (`$XDG_STATE_HOME/loctrack`, else `~/.local/state/loctrack`: LocTrackSystem's
+    /// `StateDirectory` says the order, the same for the monitors, the odometer and every
+    /// uplink). One folder per client id, so two publishers with different ids never share a spool.
+    /// - Throws: ``PublishConfigurationError/noSpoolDirectory`` when there is no state folder.
     public func spoolDirectory(environment: [String: String]) throws(PublishConfigurationError) -> String {
         if let spoolDirectory { return spoolDirectory }
-        guard let folder = Self.defaultSpoolFolder(named: clientID, environment: environment) else {
+        do throws(StateDirectory.Failure) {
+            return try StateDirectory.spool(named: clientID, environment: environment)
+        } catch {
             throw .noSpoolDirectory
         }
-        return folder
-    }
-
-    /// `$XDG_STATE_HOME/loctrack/spool/NAME` when `XDG_STATE_HOME` is an absolute path (the
-    /// XDG spec ignores relative ones), else `$HOME/.local/state/loctrack/spool/NAME`: where
-    /// every uplink's spool goes without `--spool` (a broker's by client id, a Traccar
-    /// server's by device). nil when neither variable is usable.
-    public static func defaultSpoolFolder(named name: String, environment: [String: String]) -> String? {
-        if let stateHome = environment["XDG_STATE_HOME"], stateHome.hasPrefix("/") {
-            return joined(stateHome, "loctrack/spool/" + name)
-        }
-        if let home = environment["HOME"], home.hasPrefix("/") {
-            return joined(home, ".local/state/loctrack/spool/" + name)
-        }
-        return nil
     }
 
     /// The broker password: `LOCTRACK_MQTT_PASSWORD` when it is set and not empty, else
@@ -65,9 +50,5 @@ extension PublishOptions {
     /// - Throws: the `errno` of `open` or `read`, whose description is `strerror`'s.
     public static func readTextFile(_ path: String) throws -> String {
         String(decoding: try readWholeFile(path), as: UTF8.self)
-    }
-
-    private static func joined(_ directory: String, _ child: String) -> String {
-        directory.hasSuffix("/") ? directory + child : directory + "/" + child
     }
 }

@@ -45,7 +45,16 @@ package struct MonitorStore: Sendable {
         if let directory {
             self.directory = directory
         } else {
-            self.directory = try StateDirectory.resolve(environment: environment)
+            do throws(StateDirectory.Failure) {
+                self.directory = try StateDirectory.resolve(environment: environment)
+            } catch {
+                switch error {
+                case .passwordDatabase(let errno):
+                    throw .stateFileIO(path: "the password database", operation: "find the home directory in", errorNumber: errno.code)
+                case .noHome:
+                    throw .stateFileIO(path: "$HOME", operation: "find the state directory under", errorNumber: Errno.noSuchFile.code)
+                }
+            }
         }
     }
 

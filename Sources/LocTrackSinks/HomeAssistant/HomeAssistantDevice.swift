@@ -1,6 +1,6 @@
 import LocTrack
 package import LocTrackMQTT
-import LocTrackFormats
+import LocTrackProcess
 
 /// Who loctrack is to Home Assistant: the device, its entities, and the topics of their
 /// discovery configurations and states (Home Assistant's "MQTT discovery").

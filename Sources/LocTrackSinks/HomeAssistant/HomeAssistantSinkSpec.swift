@@ -14,6 +14,8 @@ package struct HomeAssistantSinkSpec: SinkSpec {
 
     package var needs: SinkNeeds { [.satelliteReports, .spool, .thread] }
 
+    package var spoolFolderGiven: String? { options.spoolDirectory }
+
     package func spoolFolder(environment: [String: String]) -> String? {
         try? options.spoolDirectory(environment: environment)
     }

@@ -2,7 +2,8 @@ import LocTrack
 package import LocTrackMQTT
 import Synchronization
 import LocTrackSystem
-package import LocTrackFormats
+import LocTrackFormats
+package import LocTrackProcess
 
 /// One `--publish` broker: its spool and publisher thread (``Publisher``), the first fatal
 /// status (the command then ends with it), the outage reports on stderr, and the drain at

@@ -20,6 +20,8 @@ package struct MQTTSinkSpec: SinkSpec {
 
     package var needs: SinkNeeds { [.spool, .thread] }
 
+    package var spoolFolderGiven: String? { options.spoolDirectory }
+
     package func spoolFolder(environment: [String: String]) -> String? {
         try? options.spoolDirectory(environment: environment)
     }

@@ -1,6 +1,7 @@
 public import LocTrack
 public import LocTrackDistance
 public import LocTrackFormats
+public import LocTrackProcess
 public import LocTrackMonitor
 
 /// A destination of loctrack's events: stdout, a track file, an MQTT broker, Home Assistant,

@@ -1,5 +1,5 @@
 import LocTrackSystem
-package import LocTrackFormats
+package import LocTrackProcess
 
 /// The one start of a streaming command's sinks, for `stream` and `monitor run` alike: the
 /// specs the command line gave (stdout when it gave none), checked together, started in one
@@ -27,11 +27,18 @@ package enum SinkPipeline {
     /// The first spool folder two specs resolve to, whatever their kinds (a broker and a
     /// Traccar server given one `--spool`, or two brokers with one client id).
     package static func sharedSpool(_ specs: [AnySinkSpec], environment: [String: String]) -> String? {
+        firstShared(specs.map { $0.spec.spoolFolder(environment: environment) })
+    }
+
+    /// The first spool folder two specs were given with `--spool`, whatever their kinds: the
+    /// same rule, for the parse, before the environment is read.
+    package static func sharedSpoolGiven(_ specs: [AnySinkSpec]) -> String? {
+        firstShared(specs.map(\.spec.spoolFolderGiven))
+    }
+
+    private static func firstShared(_ folders: [String?]) -> String? {
         var seen: Set<String> = []
-        for spec in specs {
-            guard let folder = spec.spec.spoolFolder(environment: environment) else { continue }
-            if !seen.insert(folder).inserted { return folder }
-        }
+        for case let folder? in folders where !seen.insert(folder).inserted { return folder }
         return nil
     }
 

@@ -1,4 +1,4 @@
-package import LocTrackFormats
+package import LocTrackProcess
 
 /// One destination as the command line gave it (`--publish URL`, `--output PATH`, stdout),
 /// parsed and checked, before anything is opened: what it needs from the command, and how
@@ -11,12 +11,16 @@ package protocol SinkSpec: Sendable, Equatable {
     /// The folder the sink spools into, as `environment` resolves it; nil when it has none
     /// or none can be resolved (its start then says why). No two sinks may share one.
     func spoolFolder(environment: [String: String]) -> String?
+    /// The spool folder the command line gave (`--spool`), nil for the default: what can be
+    /// compared while parsing, which reads nothing, not even the environment.
+    var spoolFolderGiven: String? { get }
     /// Opens what the sink writes to and starts it. Called once, in the pipeline's order.
     func start(_ context: SinkStartContext) throws(SinkStartError) -> any Sink
 }
 
 extension SinkSpec {
     package func spoolFolder(environment: [String: String]) -> String? { nil }
+    package var spoolFolderGiven: String? { nil }
 
     /// Whether `other` is this very spec (the same kind, with the same values).
     fileprivate func isEqual(to other: any SinkSpec) -> Bool {

@@ -1,5 +1,6 @@
 import LocTrack
 import LocTrackFormats
+import LocTrackProcess
 import LocTrackSystem
 import Synchronization
 

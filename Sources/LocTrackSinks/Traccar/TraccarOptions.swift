@@ -1,5 +1,5 @@
 public import LocTrackTraccar
-import LocTrackMQTT
+import LocTrackSystem
 
 /// One `--publish http(s)://HOST[:PORT]/?id=DEVICE` and its companions: a Traccar server
 /// that gets each accepted fix as an OsmAnd position (docs/traccar.md).
@@ -25,10 +25,12 @@ public struct TraccarOptions: Equatable, Sendable {
         self.thinning = thinning
     }
 
-    /// `--spool` as given, else `traccar-DEVICE` beside the brokers' spools
-    /// (``PublishOptions/defaultSpoolFolder(named:environment:)``), one per device id.
-    /// - Returns: nil when neither `XDG_STATE_HOME` nor `HOME` is an absolute path.
+    /// `--spool` as given, else `spool/traccar-DEVICE` in loctrack's state folder, beside the
+    /// brokers' spools (LocTrackSystem's `StateDirectory`), one per device id.
+    /// - Returns: nil when there is no state folder (neither `XDG_STATE_HOME` nor `HOME` is an
+    ///   absolute path, and the password database has no home).
     public func spoolDirectory(environment: [String: String]) -> String? {
-        spoolDirectory ?? PublishOptions.defaultSpoolFolder(named: url.spoolFolderName, environment: environment)
+        if let spoolDirectory { return spoolDirectory }
+        return try? StateDirectory.spool(named: url.spoolFolderName, environment: environment)
     }
 }

@@ -1,6 +1,6 @@
 import LocTrack
 import LocTrackDistance
-import LocTrackFormats
+import LocTrackProcess
 import LocTrackSystem
 package import LocTrackTraccar
 import Synchronization
@@ -92,7 +92,8 @@ package final class TraccarSink: Sink {
 
 /// Why a Traccar sink could not start.
 package enum TraccarSinkError: Error, CustomStringConvertible {
-    /// Neither `XDG_STATE_HOME` nor `HOME` is an absolute path, and no `--spool` was given.
+    /// No `--spool`, and no state folder (neither `XDG_STATE_HOME` nor `HOME` is an absolute
+    /// path, and the password database has no home).
     case noSpoolDirectory
     case uplink(TraccarUplinkError)
 
@@ -105,7 +106,8 @@ package enum TraccarSinkError: Error, CustomStringConvertible {
     package var description: String {
         switch self {
         case .noSpoolDirectory:
-            "traccar: no folder for the spool: give --spool DIR (neither XDG_STATE_HOME nor HOME is an absolute path)"
+            "traccar: no folder for the spool: give --spool DIR (neither XDG_STATE_HOME nor HOME is an absolute path, "
+                + "and the password database has no home)"
         case .uplink(let error): error.description
         }
     }

@@ -1,4 +1,4 @@
-import LocTrackFormats
+import LocTrackProcess
 /// `--publish http(s)://HOST:PORT/?id=DEVICE`: a Traccar server, through the spool and the
 /// uplink's thread. Each position carries the satellites (SKY) and the odometer and motion
 /// (the command measures distance for it).
@@ -10,6 +10,8 @@ package struct TraccarSinkSpec: SinkSpec {
     }
 
     package var needs: SinkNeeds { [.satelliteReports, .distance, .spool, .thread] }
+
+    package var spoolFolderGiven: String? { options.spoolDirectory }
 
     package func spoolFolder(environment: [String: String]) -> String? {
         options.spoolDirectory(environment: environment)

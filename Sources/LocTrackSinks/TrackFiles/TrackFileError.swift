@@ -1,6 +1,6 @@
 import LocTrack
 package import LocTrackSystem
-package import LocTrackFormats
+package import LocTrackProcess
 
 /// Why a track file cannot be written; its description is the one line on stderr.
 package struct TrackFileError: Error, CustomStringConvertible {

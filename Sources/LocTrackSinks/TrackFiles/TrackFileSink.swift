@@ -2,6 +2,7 @@ import LocTrack
 import Synchronization
 package import LocTrackSystem
 package import LocTrackFormats
+import LocTrackProcess
 
 /// `--output`: hands each batch of ``RecordFrame``s to the track writer, a process of
 /// loctrack's own (``TrackWriter``; why a process is said there), through a pipe.

@@ -1,4 +1,5 @@
 import LocTrackFormats
+import LocTrackProcess
 import LocTrackSystem
 
 /// `--output PATH`: a track file (or files by date), written and synced by the track

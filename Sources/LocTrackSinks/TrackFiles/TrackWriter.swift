@@ -1,5 +1,5 @@
 import LocTrackSystem
-package import LocTrackFormats
+package import LocTrackProcess
 
 /// The track writer: `loctrack __record-writer`, a process of loctrack's own that reads
 /// ``RecordFrame``s on stdin and writes them into the track files, until stdin ends.

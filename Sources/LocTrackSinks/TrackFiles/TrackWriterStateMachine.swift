@@ -1,4 +1,5 @@
-package import LocTrackFormats
+import LocTrackFormats
+package import LocTrackProcess
 /// The track writer's decisions (``TrackWriter``), with no file I/O and no clock: which
 /// file each record goes to, when to append, sync, rotate and close, and how long to
 /// wait for stdin. Each input returns the one thing to do next; ``TrackWriter`` does it

@@ -1,4 +1,5 @@
 import LocTrackFormats
+import LocTrackProcess
 import LocTrackSystem
 
 /// `--publish udp://HOST[:PORT]`: each fix sent as UDP datagrams to a chart plotter, OpenCPN,

@@ -1,4 +1,5 @@
-package import LocTrackFormats
+import LocTrackFormats
+package import LocTrackProcess
 package import LocTrackSystem
 
 /// What `loctrack-trips` does, with its input and output as seams: read every file (a

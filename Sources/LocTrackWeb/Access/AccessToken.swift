@@ -1,4 +1,4 @@
-public import LocTrackFormats
+public import LocTrackProcess
 import LocTrackSystem
 
 /// The token every request needs when `serve` has `--token-file` (docs/http.md, Access):

@@ -1,4 +1,4 @@
-public import LocTrackFormats
+public import LocTrackProcess
 import LocTrackSystem
 
 /// The files `serve` serves: a fixed list of URL paths, each read once at start-up into

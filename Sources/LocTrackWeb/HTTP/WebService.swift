@@ -1,4 +1,4 @@
-import LocTrackFormats
+import LocTrackProcess
 import LocTrack
 public import LocTrackServeOptions
 public import LocTrackCharts

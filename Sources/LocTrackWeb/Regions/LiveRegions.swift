@@ -1,5 +1,6 @@
 import LocTrack
 import LocTrackFormats
+import LocTrackProcess
 package import LocTrackMonitor
 
 /// The regions of `serve --monitor NAME` with the states `serve` decides for them.

@@ -4,6 +4,7 @@ import LocTrack
 @testable import LocTrackCLI
 import Testing
 @testable import LocTrackFormats
+import LocTrackProcess
 @testable import LocTrackSinks
 
 /// `loctrack serve`'s command line (docs/serve.md): parsed the same for `loctrack serve` and

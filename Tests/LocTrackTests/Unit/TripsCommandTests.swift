@@ -1,6 +1,7 @@
 import LocTrack
 @testable import LocTrackCLI
-import LocTrackFormats
+import LocTrackProcess
+import LocTrackServeOptions
 import LocTrackSystem
 import Testing
 
@@ -38,8 +39,17 @@ struct TripsCommandTests {
         #expect(arguments == ["--format", "text", "--", "a.gpx", "--b.json", "-"])
         #expect(try TripsOptions(handoff: arguments) == TripsOptions(format: .text, files: ["a.gpx", "--b.json", "-"]))
         for bad in [["a.gpx"], ["--format", "text", "--"], ["--format", "gpx", "--", "a"], ["--format", "text", "a", "b"]] {
-            #expect(throws: TripsOptions.HandoffError.self) { try TripsOptions(handoff: bad) }
+            #expect(throws: HandoffError.self) { try TripsOptions(handoff: bad) }
         }
+        // One wording for every program loctrack becomes (LocTrackProcess's HandoffError).
+        #expect(throws: HandoffError(program: "loctrack-trips", command: "trips", reason: "no format gpx")) {
+            try TripsOptions(handoff: ["--format", "gpx", "--", "a"])
+        }
+        #expect(throws: HandoffError(program: "loctrack-serve", command: "serve", reason: "expected --options and its JSON object")) {
+            try ServeOptions(handoff: ["a"])
+        }
+        #expect("\(HandoffError(program: "loctrack-trips", command: "trips", reason: "x"))"
+            == "loctrack-trips is started by `loctrack trips` (x); run `loctrack trips --help`")
     }
 
     @Test("given where loctrack runs from when it looks for loctrack-trips then the override alone, else beside it, then ../lib/loctrack")

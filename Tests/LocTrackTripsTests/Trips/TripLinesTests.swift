@@ -1,6 +1,7 @@
 import LocTrack
 import LocTrackDistance
 @testable import LocTrackFormats
+import LocTrackProcess
 import Testing
 
 /// The exact lines `loctrack trips` prints for a trip.

@@ -1,6 +1,7 @@
 import Foundation
 import LocTrack
 import LocTrackFormats
+import LocTrackProcess
 import LocTrackSystem
 import LocTrackTrackFiles
 import Testing

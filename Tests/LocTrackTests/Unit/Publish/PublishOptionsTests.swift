@@ -60,7 +60,7 @@ struct PublishOptionsTests {
         #expect(["", "abc", "a-", "é"].allSatisfy { !PublishOptions.isValidTrackerID($0) })
     }
 
-    @Test("given environments when the spool directory is resolved then --spool, XDG_STATE_HOME, then HOME decide")
+    @Test("given environments when the spool directory is resolved then --spool, XDG_STATE_HOME, HOME, then the password database decide")
     func spoolDirectory() throws {
         let options = PublishOptions(broker: Self.broker, clientID: "loctrack-pi4")
         #expect(try options.spoolDirectory(environment: ["XDG_STATE_HOME": "/var/state", "HOME": "/home/a"])
@@ -69,9 +69,9 @@ struct PublishOptionsTests {
             == "/var/state/loctrack/spool/loctrack-pi4")
         #expect(try options.spoolDirectory(environment: ["XDG_STATE_HOME": "relative", "HOME": "/home/a"])
             == "/home/a/.local/state/loctrack/spool/loctrack-pi4")
-        #expect(throws: PublishConfigurationError.noSpoolDirectory) {
-            try options.spoolDirectory(environment: ["HOME": "relative"])
-        }
+        // Neither variable usable: the password database's home, as for the monitors (StateDirectoryTests).
+        let home = String(cString: try #require(getpwuid(getuid())?.pointee.pw_dir))
+        #expect(try options.spoolDirectory(environment: ["HOME": "relative"]) == home + "/.local/state/loctrack/spool/loctrack-pi4")
         var explicit = options
         explicit.spoolDirectory = "/srv/spool"
         #expect(try explicit.spoolDirectory(environment: [:]) == "/srv/spool")

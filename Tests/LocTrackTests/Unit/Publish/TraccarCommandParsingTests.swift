@@ -1,3 +1,4 @@
+import Glibc
 import LocTrack
 @testable import LocTrackCLI
 import LocTrackMQTT
@@ -38,7 +39,8 @@ struct TraccarCommandParsingTests {
         #expect(traccar.url.deviceID == "car 1")
         #expect(traccar.spoolDirectory(environment: ["XDG_STATE_HOME": "/state"]) == "/state/loctrack/spool/traccar-car%201")
         #expect(traccar.spoolDirectory(environment: ["HOME": "/home/a"]) == "/home/a/.local/state/loctrack/spool/traccar-car%201")
-        #expect(traccar.spoolDirectory(environment: [:]) == nil)
+        let home = String(cString: try #require(getpwuid(getuid())?.pointee.pw_dir))
+        #expect(traccar.spoolDirectory(environment: [:]) == home + "/.local/state/loctrack/spool/traccar-car%201")
         #expect(traccar.thinning.sendsEveryFix)
     }
 

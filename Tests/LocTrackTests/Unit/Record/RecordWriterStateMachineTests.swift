@@ -3,6 +3,7 @@ import LocTrack
 @testable import LocTrackCLI
 import Testing
 @testable import LocTrackFormats
+import LocTrackProcess
 @testable import LocTrackSinks
 
 /// ``TrackWriterStateMachine`` on its own: the exact actions for each input.

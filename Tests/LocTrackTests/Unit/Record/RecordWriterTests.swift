@@ -4,6 +4,7 @@ import LocTrack
 import Testing
 import LocTrackSystem
 @testable import LocTrackFormats
+import LocTrackProcess
 @testable import LocTrackSinks
 
 /// The track writer's loop (``TrackWriterStateMachine`` driven by ``TrackWriter/drive``)

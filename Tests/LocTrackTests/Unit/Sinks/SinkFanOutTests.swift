@@ -4,6 +4,7 @@ import LocTrackMonitor
 import Synchronization
 @testable import LocTrackCLI
 @testable import LocTrackFormats
+import LocTrackProcess
 import LocTrackSinks
 import Testing
 

@@ -1,6 +1,7 @@
 import LocTrack
 @testable import LocTrackCLI
 import LocTrackFormats
+import LocTrackProcess
 import LocTrackMQTT
 import LocTrackSinks
 import Testing

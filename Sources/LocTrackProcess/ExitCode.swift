@@ -1,6 +1,7 @@
-public import LocTrackMonitor
-
-/// loctrack's exit codes, from sysexits.h (see docs/exit-codes.md).
+/// loctrack's exit codes, from sysexits.h (see docs/exit-codes.md). Here, at the bottom of
+/// the layers, so that each error type says its own code in its own target (the monitor's,
+/// the sinks', the web's) and the programs (`loctrack`, `loctrack-serve`, `loctrack-trips`)
+/// only exit with it.
 public enum ExitCode: Int32, Sendable {
     /// Done: `once` printed its fix, or a stream ended by SIGINT/SIGTERM or a closed pipe.
     case success = 0
@@ -33,21 +34,4 @@ public enum ExitCode: Int32, Sendable {
 
     /// `once` found no acceptable fix before `--timeout`.
     package static let noFixInTime = ExitCode.temporaryFailure
-}
-
-extension GeofenceError {
-    /// The exit code for this error (docs/exit-codes.md).
-    public var exitCode: ExitCode {
-        switch self {
-        case .invalidLatitude, .invalidLongitude, .invalidRadius, .invalidGeometry, .invalidName,
-             .invalidIdentifier, .invalidTitle, .unknownIdentifier:
-            .usage
-        case .corruptStateFile:
-            .dataError
-        case .stateFileIO:
-            .outputFailed
-        case .alreadyOpen, .alreadyRunning:
-            .temporaryFailure
-        }
-    }
 }

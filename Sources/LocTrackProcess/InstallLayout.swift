@@ -1,3 +1,5 @@
+package import LocTrackSystem
+
 
 /// Where loctrack's other files are, found from the folder of the running program: the
 /// server `loctrack serve` runs, the page that server serves, the program `loctrack trips`

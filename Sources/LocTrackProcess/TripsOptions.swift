@@ -1,4 +1,5 @@
-/// How `loctrack trips` writes its trips.
+/// How `loctrack trips` writes its trips. Here, with the handoff that carries it from
+/// `loctrack` to `loctrack-trips`; LocTrackFormats' `TripLines` writes in it.
 public enum TripsFormat: String, CaseIterable, Equatable, Sendable {
     /// One `TRIP` object per line (docs/distance.md#loctrack-trips).
     case json
@@ -28,28 +29,22 @@ public struct TripsOptions: Equatable, Sendable {
         self.files = files
     }
 
-    /// Why ``init(handoff:)`` refused its arguments: they were not written by
-    /// ``handoffArguments(format:)`` (someone ran `loctrack-trips` by hand).
-    public struct HandoffError: Error, Equatable, CustomStringConvertible {
-        public let reason: String
-
-        public var description: String {
-            "loctrack-trips is started by `loctrack trips` (\(reason)); run `loctrack trips --help`"
-        }
-    }
-
     /// The arguments after the program name that give `loctrack-trips` these files in `format`.
     public func handoffArguments(format: TripsFormat) -> [String] {
         ["--format", format.rawValue, "--"] + files
     }
 
     /// Reads back what ``handoffArguments(format:)`` wrote; ``format`` is then never nil.
+    /// - Throws: ``HandoffError`` when the arguments are not that (someone ran `loctrack-trips` by hand).
     public init(handoff arguments: [String]) throws(HandoffError) {
+        func refused(_ reason: String) -> HandoffError {
+            HandoffError(program: InstallLayout.tripsName, command: "trips", reason: reason)
+        }
         guard arguments.count >= 4, arguments[0] == "--format", arguments[2] == "--" else {
-            throw HandoffError(reason: "expected --format FORMAT -- FILE…")
+            throw refused("expected --format FORMAT -- FILE…")
         }
         guard let format = TripsFormat(rawValue: arguments[1]) else {
-            throw HandoffError(reason: "no format \(arguments[1])")
+            throw refused("no format \(arguments[1])")
         }
         self.init(format: format, files: Array(arguments[3...]))
     }
