@@ -151,8 +151,15 @@ let package = Package(
             name: "LocTrackWeb",
             dependencies: [
                 "LocTrack", "LocTrackSystem", "LocTrackMonitor", "LocTrackDistance", "LocTrackFormats", "LocTrackServeOptions",
-                "LocTrackCharts",
+                "LocTrackCharts", "LocTrackRecordedLines",
             ],
+            swiftSettings: strictSettings
+        ),
+        // The one reader of recorded JSON lines (TPV, GeoJSON and OwnTracks lines) into
+        // LocTrackDistance's TrackPoint, by one rule: what `loctrack trips` and `serve --track`
+        // both read them with. A target of its own, without libxml2, so that LocTrackWeb links it.
+        .target(
+            name: "LocTrackRecordedLines", dependencies: ["LocTrack", "LocTrackSystem", "LocTrackDistance"],
             swiftSettings: strictSettings
         ),
         // Reading track files back (loctrack's JSON lines, CSV and GPX, and GPX from other
@@ -160,7 +167,7 @@ let package = Package(
         // what `loctrack-trips` does, as a library its tests call. GPX through libxml2.
         .target(
             name: "LocTrackTrackFiles",
-            dependencies: ["LocTrack", "LocTrackSystem", "LocTrackDistance", "LocTrackFormats", "CLibXML2"],
+            dependencies: ["LocTrack", "LocTrackSystem", "LocTrackDistance", "LocTrackFormats", "LocTrackRecordedLines", "CLibXML2"],
             swiftSettings: strictSettings
         ),
         // `loctrack trips`, which `loctrack` becomes (exec) once it has parsed the words: a
@@ -191,7 +198,8 @@ let package = Package(
         .testTarget(
             name: "LocTrackTripsTests",
             dependencies: [
-                "LocTrack", "LocTrackSystem", "LocTrackDistance", "LocTrackFormats", "LocTrackTrackFiles", "LocTrackTestSupport",
+                "LocTrack", "LocTrackSystem", "LocTrackDistance", "LocTrackFormats", "LocTrackRecordedLines", "LocTrackTrackFiles",
+                "LocTrackTestSupport",
             ],
             // Real track files with their sources and licences (Fixtures/corpus/SOURCES.md), read from the source tree.
             exclude: ["Fixtures"],
@@ -208,7 +216,9 @@ let package = Package(
             name: "LocTrackWebTests",
             dependencies: [
                 "LocTrack", "LocTrackSystem", "LocTrackMonitor", "LocTrackDistance", "LocTrackFormats", "LocTrackServeOptions",
-                "LocTrackWeb", "LocTrackCharts", "LocTrackTestSupport",
+                "LocTrackWeb", "LocTrackCharts", "LocTrackRecordedLines", "LocTrackTestSupport",
+                // Only for the test that the page reads a file into the trips' points.
+                "LocTrackTrackFiles",
             ],
             swiftSettings: strictSettings
         ),
