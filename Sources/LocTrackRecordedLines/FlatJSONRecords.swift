@@ -10,6 +10,7 @@ import LocTrackSystem
 /// only when the outcome is a point or no position. Everything else (an unreadable value,
 /// whose message the tree's reading words, an object that is no fix) is nil: the line goes to
 /// the tree.
+///
 /// One per file: it keeps the last date's midnight and the last device's name.
 struct FlatJSONRecords {
     private var names = FlatJSONLine.NameStore()
@@ -40,14 +41,14 @@ struct FlatJSONRecords {
     }
 
     private mutating func tpv(_ report: FlatJSONLine.Members, in line: UnsafeRawBufferPointer) -> RecordOutcome? {
-        if let mode = report.mode.flatMap({ number($0, in: line) }), mode < 2 { return .notAPosition }
+        let mode = report.mode.flatMap { number($0, in: line) }
+        if let mode, mode < 2 { return .notAPosition }
         guard let timeValue = report.time, let latitudeValue = report.latitude, let longitudeValue = report.longitude else {
             return .notAPosition
         }
         guard timeValue.kind == .string, let time = times.timestamp(text(timeValue, in: line)),
               let latitude = number(latitudeValue, in: line), let longitude = number(longitudeValue, in: line)
         else { return nil }
-        let mode = report.mode.flatMap { number($0, in: line) }
         return .checked(
             time: time, latitude: latitude, longitude: longitude, speed: report.speed.flatMap { number($0, in: line) },
             horizontalError: report.horizontalError.flatMap { number($0, in: line) },
