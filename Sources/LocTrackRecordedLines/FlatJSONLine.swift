@@ -114,8 +114,13 @@ struct FlatJSONLine {
             skipSpace()
             guard take(0x3A) else { return false }  // :
             skipSpace()
-            guard position < bytes.count else { return false }
-            if bytes[position] == 0x7B || bytes[position] == 0x5B {  // { [
+            // A scalar first: nearly every value is one. A nested value fails it at its first
+            // byte, without a move; a bad scalar may have moved, so the first byte decides.
+            let valueStart = position
+            if let value = scanScalar() {
+                if name.count <= 8 { members.set(name.packed, value) }
+            } else if valueStart < bytes.count, bytes[valueStart] == 0x7B || bytes[valueStart] == 0x5B {  // { [
+                position = valueStart
                 if depth == 0, bytes[position] == 0x7B, name.count == 10, isProperties(name) {
                     var nested = Members()
                     var none: Members?
@@ -129,8 +134,7 @@ struct FlatJSONLine {
                     guard skipNested(depth: depth + 1) else { return false }
                 }
             } else {
-                guard let value = scanScalar() else { return false }
-                if name.count <= 8 { members.set(name.packed, value) }
+                return false
             }
             skipSpace()
             if take(0x2C) {  // ,

@@ -178,6 +178,9 @@ struct RecordedLineReaderTests {
             + "\"time\":\"2026-11-24T08:00:00.000Z\",\"lat\":1,\"lon\":2}}",
         "{\"type\":\"Feature\",\"properties\":{\"class\":\"SKY\",\"time\":\"2026-11-24T08:00:00.000Z\",\"lat\":1,\"lon\":2}}",
         "{\"_type\":\"transition\",\"lat\":1,\"lon\":2,\"tst\":1795507200}",
+        // A sign before a nested value is no number and no object.
+        "{\"class\":\"TPV\",\"mode\":3,\"time\":\"2026-11-24T08:00:00.000Z\",\"lat\":1,\"lon\":2,\"x\":-{\"a\":1}}",
+        "{\"class\":\"TPV\",\"mode\":3,\"time\":\"2026-11-24T08:00:00.000Z\",\"lat\":1,\"lon\":2,\"x\":-[1]}",
         String(repeating: "{\"properties\":", count: 40) + "{}" + String(repeating: "}", count: 40),
     ])
     func notFixes(line: String) {
