@@ -168,8 +168,15 @@ let package = Package(
             name: "LocTrackWeb",
             dependencies: [
                 "LocTrack", "LocTrackSystem", "LocTrackProcess", "LocTrackMonitor", "LocTrackDistance", "LocTrackFormats",
-                "LocTrackServeOptions", "LocTrackCharts",
+                "LocTrackServeOptions", "LocTrackCharts", "LocTrackRecordedLines",
             ],
+            swiftSettings: strictSettings
+        ),
+        // The one reader of recorded JSON lines (TPV, GeoJSON and OwnTracks lines) into
+        // LocTrackDistance's TrackPoint, by one rule: what `loctrack trips` and `serve --track`
+        // both read them with. A target of its own, without libxml2, so that LocTrackWeb links it.
+        .target(
+            name: "LocTrackRecordedLines", dependencies: ["LocTrack", "LocTrackSystem", "LocTrackDistance"],
             swiftSettings: strictSettings
         ),
         // Reading track files back (loctrack's JSON lines, CSV and GPX, and GPX from other
@@ -177,7 +184,10 @@ let package = Package(
         // what `loctrack-trips` does, as a library its tests call. GPX through libxml2.
         .target(
             name: "LocTrackTrackFiles",
-            dependencies: ["LocTrack", "LocTrackSystem", "LocTrackProcess", "LocTrackDistance", "LocTrackFormats", "CLibXML2"],
+            dependencies: [
+                "LocTrack", "LocTrackSystem", "LocTrackProcess", "LocTrackDistance", "LocTrackFormats", "LocTrackRecordedLines",
+                "CLibXML2",
+            ],
             swiftSettings: strictSettings
         ),
         // `loctrack trips`, which `loctrack` becomes (exec) once it has parsed the words: a
@@ -208,7 +218,8 @@ let package = Package(
         .testTarget(
             name: "LocTrackTripsTests",
             dependencies: [
-                "LocTrack", "LocTrackSystem", "LocTrackProcess", "LocTrackDistance", "LocTrackFormats", "LocTrackTrackFiles",
+                "LocTrack", "LocTrackSystem", "LocTrackProcess", "LocTrackDistance", "LocTrackFormats", "LocTrackRecordedLines",
+                "LocTrackTrackFiles",
                 "LocTrackTestSupport",
             ],
             // Real track files with their sources and licences (Fixtures/corpus/SOURCES.md), read from the source tree.
@@ -226,7 +237,9 @@ let package = Package(
             name: "LocTrackWebTests",
             dependencies: [
                 "LocTrack", "LocTrackSystem", "LocTrackProcess", "LocTrackMonitor", "LocTrackDistance", "LocTrackFormats",
-                "LocTrackServeOptions", "LocTrackWeb", "LocTrackCharts", "LocTrackTestSupport",
+                "LocTrackServeOptions", "LocTrackWeb", "LocTrackCharts", "LocTrackRecordedLines", "LocTrackTestSupport",
+                // Only for the test that the page reads a file into the trips' points.
+                "LocTrackTrackFiles",
             ],
             swiftSettings: strictSettings
         ),

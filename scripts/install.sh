@@ -54,10 +54,12 @@ SERVEDIR=$PREFIX/lib/loctrack
 WEBDIR=$PREFIX/share/loctrack/web
 # Each unit and the environment file it reads (dist/systemd/NAME.service and NAME.env).
 UNITS=(loctrack loctrack-serve)
-# The page's files: the list LocTrackWeb's AssetCatalog reads from the web folder (its
-# pageModules are the .js files; the server refuses to start when one is missing).
-WEB_FILES=(index.html app.js store.js feed.js map.js panel.js distance.js controls.js staleness.js words.js sky.js hooks.js layers.js
-           app.css openapi.json)
+# The page's files: the list LocTrackWeb's AssetCatalog reads from the web folder (the server
+# refuses to start when one is missing). Its ES modules are web/modules.txt's lines, the one
+# list of them (its # lines are comments), read here rather than written out again.
+mapfile -t WEB_MODULES < <(grep -v -e '^#' -e '^[[:space:]]*$' web/modules.txt)
+[ "${#WEB_MODULES[@]}" -gt 0 ] || { echo "install.sh: web/modules.txt lists no module" >&2; exit 1; }
+WEB_FILES=(index.html "${WEB_MODULES[@]}" app.css openapi.json)
 
 # Files installed as they are: source, then destination (below DESTDIR).
 plain_files() {

@@ -1,8 +1,9 @@
 public import LocTrack
 
-/// One position as the distance machines see it: from a live ``Fix`` or from a track file
-/// (loctrack's JSON lines, CSV, GPX, or GPX from other programs, which may have no speed
-/// and no error estimate).
+/// One position of a track: from a live ``Fix`` or from a track file (loctrack's JSON lines,
+/// CSV, GPX, or GPX from other programs, which may have no speed and no error estimate).
+/// The one point the distance machines, `loctrack trips` and the page's recorded track
+/// (`serve --track`) all read files into; the page keeps its own packed copy of each.
 public struct TrackPoint: Sendable, Equatable {
     /// The receiver's time of the position.
     public var time: Timestamp
@@ -14,10 +15,20 @@ public struct TrackPoint: Sendable, Equatable {
     public var horizontalError: Double?
     /// The device that reported it (gpsd's `device`), if known.
     public var device: String?
+    /// Metres above mean sea level (gpsd's `altMSL`, OwnTracks' `alt`); nil when none.
+    public var altitudeMSL: Double?
+    /// Metres above the WGS 84 ellipsoid (gpsd's `altHAE`); nil when none.
+    public var altitudeHAE: Double?
+    /// Whether the record says it was a 3D fix (gpsd's mode 3); false when it says 2D or
+    /// nothing. The page's GPX writes it as `<fix>`.
+    public var isThreeD: Bool
+    /// Whether the record says it was a differential fix (gpsd's status 2).
+    public var isDGPS: Bool
 
     public init(
         time: Timestamp, latitude: Double, longitude: Double, speed: Double? = nil, horizontalError: Double? = nil,
-        device: String? = nil
+        device: String? = nil, altitudeMSL: Double? = nil, altitudeHAE: Double? = nil, isThreeD: Bool = false,
+        isDGPS: Bool = false
     ) {
         self.time = time
         self.latitude = latitude
@@ -25,12 +36,17 @@ public struct TrackPoint: Sendable, Equatable {
         self.speed = speed
         self.horizontalError = horizontalError
         self.device = device
+        self.altitudeMSL = altitudeMSL
+        self.altitudeHAE = altitudeHAE
+        self.isThreeD = isThreeD
+        self.isDGPS = isDGPS
     }
 
     public init(_ fix: Fix) {
         self.init(
             time: fix.time, latitude: fix.latitude, longitude: fix.longitude, speed: fix.speed,
-            horizontalError: fix.horizontalError, device: fix.device)
+            horizontalError: fix.horizontalError, device: fix.device, altitudeMSL: fix.altitudeMSL,
+            altitudeHAE: fix.altitudeHAE, isThreeD: fix.mode == .threeD, isDGPS: fix.status == .dgps)
     }
 }
 

@@ -1,3 +1,5 @@
+import LocTrackRecordedLines
+
 /// Reads a CSV track: the header names the columns (``CSVHeader``), then one row per fix,
 /// as `stream --format csv` writes them. A row with another number of fields than the
 /// header is unreadable; a last row without its line end that is not whole is where the
@@ -30,7 +32,8 @@ enum CSVReader {
     }
 
     static func outcome(of fields: [String], _ header: CSVHeader) -> RecordOutcome {
-        if let column = header.mode, let mode = Int(fields[column].trimmingBlanks()), mode < 2 { return .notAPosition }
+        let mode = header.mode.flatMap { Int(fields[$0].trimmingBlanks()) }
+        if let mode, mode < 2 { return .notAPosition }
         let timeText = fields[header.time]
         guard let time = RecordedTime.timestamp(timeText) else {
             return .unreadable("time \"\(timeText.prefix(40))\" is not an ISO 8601 time")
@@ -43,6 +46,9 @@ enum CSVReader {
         }
         return .checked(
             time: time, latitude: latitude, longitude: longitude, speed: header.speed.flatMap { decimalNumber(fields[$0]) },
-            horizontalError: header.horizontalError.flatMap { decimalNumber(fields[$0]) }, device: header.device.map { fields[$0] })
+            horizontalError: header.horizontalError.flatMap { decimalNumber(fields[$0]) }, device: header.device.map { fields[$0] },
+            altitudeMSL: header.altitudeMSL.flatMap { decimalNumber(fields[$0]) },
+            altitudeHAE: header.altitudeHAE.flatMap { decimalNumber(fields[$0]) }, isThreeD: mode == 3,
+            isDGPS: header.status.flatMap { Int(fields[$0].trimmingBlanks()) } == 2)
     }
 }

@@ -78,6 +78,11 @@ struct CSVHeader: Equatable {
     let horizontalError: Int?
     let device: Int?
     let mode: Int?
+    /// The columns the page's track also shows (`serve --track` reads JSON lines only, but a
+    /// point is the same whichever format recorded it).
+    let status: Int?
+    let altitudeHAE: Int?
+    let altitudeMSL: Int?
 
     init?(_ line: String) {
         self.init(fields: line.split(separator: ",", omittingEmptySubsequences: false).map(String.init))
@@ -95,6 +100,9 @@ struct CSVHeader: Equatable {
         horizontalError = column("eph")
         device = column("device")
         mode = column("mode")
+        status = column("status")
+        altitudeHAE = column("altHAE")
+        altitudeMSL = column("altMSL")
     }
 }
 

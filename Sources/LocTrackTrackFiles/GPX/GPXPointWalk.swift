@@ -1,5 +1,6 @@
 import LocTrack
 import LocTrackFormats
+import LocTrackRecordedLines
 
 /// GPX's elements, turned into points: every `<trkpt>` of every track, loctrack's (`stream
 /// --format gpx`, `--output x.gpx`) and other programs' (GPSLogger, OsmAnd, Garmin…). Route

@@ -1,19 +1,18 @@
 import LocTrack
+import LocTrackRecordedLines
 import LocTrackSystem
 
 /// Reads a file of JSON lines: loctrack's TPV lines, GeoJSON Features and OwnTracks
-/// locations (``JSONRecord``). Each line is read on its own, so a bad line costs that line
-/// only; a last line without its end that is not whole JSON is where the file was cut.
-///
-/// A line is first read in place (``FlatJSONRecords``: a day of TPV lines in a tenth of a
-/// second); a line it leaves, and only such a line, is parsed into a tree.
+/// locations, line by line through ``RecordedLineReader`` (the reader `serve --track` uses
+/// too). Each line is read on its own, so a bad line costs that line only; a last line
+/// without its end that is not whole JSON is where the file was cut.
 package enum JSONLinesReader {
     /// - Parameter inPlace: false reads every line through the tree, as before the in-place
     ///   reading: what the tests compare it with, line by line and message by message.
     package static func read(_ bytes: [UInt8], inPlace: Bool = true) -> TrackFileReading {
         var reading = TrackFileReading(format: .jsonLines)
         let file = RecordedBytes(bytes)
-        var flat = FlatJSONRecords()
+        var lines = RecordedLineReader(inPlace: inPlace)
         var lineNumber = 0
         file.contents.withUnsafeBytes { contents in
             var start = 0
@@ -24,23 +23,17 @@ package enum JSONLinesReader {
                 let end = newline ?? contents.count
                 defer { start = end + 1 }
                 let line = UnsafeRawBufferPointer(rebasing: contents[start..<end])
-                guard line.contains(where: { !TrackFileFormat.isWhitespace($0) }) else { continue }
-                if inPlace, let outcome = flat.outcome(of: line) {
+                guard !RecordedLineReader.isBlank(line) else { continue }
+                switch lines.outcome(of: line) {
+                case .success(let outcome):
                     reading.take(outcome, at: "line \(lineNumber)")
-                    continue
-                }
-                let value: JSONValue
-                do throws(JSONSyntaxError) {
-                    value = try JSONValue(parsing: line)
-                } catch {
+                case .failure(let error):
                     if newline == nil {
                         reading.cutShort = .line(lineNumber, "the last line has no end and is not whole JSON")
                     } else {
                         reading.skipUnreadable(.line(lineNumber, "not JSON: \(error)"))
                     }
-                    continue
                 }
-                reading.take(JSONRecord.outcome(of: value), at: "line \(lineNumber)")
             }
         }
         if let zeros = file.zerosProblem(afterLine: lineNumber + 1), reading.cutShort == nil { reading.cutShort = zeros }

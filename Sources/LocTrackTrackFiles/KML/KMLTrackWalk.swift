@@ -1,4 +1,5 @@
 import LocTrack
+import LocTrackRecordedLines
 
 /// KML's elements, turned into points: every `<gx:Track>` (alone or in a `<gx:MultiTrack>`),
 /// as Google Takeout's location history, Google My Tracks and other trackers write them.

@@ -1,3 +1,5 @@
+import LocTrackRecordedLines
+
 /// TCX's elements, turned into points: Garmin's Training Center Database v2, as Garmin
 /// Connect and Strava export an activity. Every `<Trackpoint>` of an `<Activity>` (in its
 /// `Lap`s' `Track`s) takes its time from `<Time>`, its position from `<Position>`'s

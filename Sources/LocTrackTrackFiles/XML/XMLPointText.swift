@@ -1,3 +1,5 @@
+import LocTrackRecordedLines
+
 /// What a point of an XML track said, as text, and the point it makes: GPX's `<trkpt>` and
 /// TCX's `<Trackpoint>` read the same fields under other names, and are judged alike (a bad
 /// number or time is unreadable, a missing time is no damage: skipped and counted).

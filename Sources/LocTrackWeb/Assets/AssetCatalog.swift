@@ -60,8 +60,9 @@ public struct AssetCatalog: Sendable {
 
     /// The page's ES modules (web/README.md), each served at `/NAME` with a JavaScript type
     /// (a browser refuses a module script of any other type). `app.js` is the one
-    /// index.html loads; it imports the others. A new module is one more name here and in
-    /// scripts/install.sh's list.
+    /// index.html loads; it imports the others. The list is web/modules.txt's, which
+    /// scripts/install.sh reads; a module is added there and here, and PageModuleListTests
+    /// fails until this, the docs and the OpenAPI document all name the same modules.
     public static let pageModules = [
         "app.js", "store.js", "feed.js", "map.js", "panel.js", "distance.js", "controls.js", "staleness.js",
         "words.js", "sky.js", "hooks.js", "layers.js",

@@ -43,14 +43,14 @@ package struct LiveDistance: Sendable {
 
     /// A position `--track` recorded (in time order, before any live one).
     /// - Parameter utcOffset: the local zone's offset at a moment (``LiveClock/utcOffsetSeconds``).
-    package mutating func takeRecorded(_ point: LocTrackDistance.TrackPoint, utcOffset: (Int64) -> Int64) {
+    package mutating func takeRecorded(_ point: TrackPoint, utcOffset: (Int64) -> Int64) {
         add(point, utcOffset: utcOffset)
         recordedUntil = max(recordedUntil ?? point.time, point.time)
     }
 
     /// A live fix's position. Returns whether what `/api/distance` shows changed enough to
     /// send a `distance` event: today's distance to the metre, motion, the trip under way.
-    package mutating func takeLive(_ point: LocTrackDistance.TrackPoint, utcOffset: (Int64) -> Int64) -> Bool {
+    package mutating func takeLive(_ point: TrackPoint, utcOffset: (Int64) -> Int64) -> Bool {
         if let recordedUntil, point.time <= recordedUntil { return false }
         add(point, utcOffset: utcOffset)
         let shown = Shown(metres: today.rounded(), moving: reading.moving, tripStart: trip?.time)
@@ -59,7 +59,7 @@ package struct LiveDistance: Sendable {
         return true
     }
 
-    private mutating func add(_ point: LocTrackDistance.TrackPoint, utcOffset: (Int64) -> Int64) {
+    private mutating func add(_ point: TrackPoint, utcOffset: (Int64) -> Int64) {
         // Today is the local day of the latest position: a new one starts at 0.
         if day.map({ !$0.contains(point.time.seconds) }) ?? true {
             day = LocalDay(containing: point.time.seconds, utcOffset: utcOffset)

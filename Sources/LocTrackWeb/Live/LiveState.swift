@@ -42,13 +42,13 @@ struct LiveState: Sendable {
     mutating func take(_ fix: Fix, line: String, now: Int64) -> Resumptions {
         fixJSON = line
         lastFix = (fix.time, now)
-        track.append(TrackPoint(fix, startsSegment: breakBeforeNextFix))
+        track.append(PackedTrackPoint(fix, startsSegment: breakBeforeNextFix))
         breakBeforeNextFix = false
         var resumptions = publish(.fix, line, now: now)
         let before = status
         status.applyFix(device: fix.device)
         if status != before { resumptions += publish(.status, status.json(lastFix: fix.time), now: now) }
-        if distance.takeLive(LocTrackDistance.TrackPoint(fix), utcOffset: utcOffset) {
+        if distance.takeLive(TrackPoint(fix), utcOffset: utcOffset) {
             resumptions += publish(.distance, distance.json(), now: now)
         }
         for event in regions?.process(fix) ?? [] {

@@ -1,4 +1,4 @@
-/// The track `/api/track` answers from: the latest ``capacity`` fixes as ``TrackPoint``s,
+/// The track `/api/track` answers from: the latest ``capacity`` fixes as ``PackedTrackPoint``s,
 /// oldest first, the recorded ones (`--track`) before the live ones.
 ///
 /// A ring: when full, each new fix replaces the oldest, so a long run holds at most
@@ -8,14 +8,14 @@ package struct TrackStore: Sendable {
     package static let defaultCapacity = 200_000
 
     package let capacity: Int
-    private var points: [TrackPoint] = []
+    private var points: [PackedTrackPoint] = []
     /// Where the oldest point is once the ring is full.
     private var start = 0
     /// The newest time of the recorded fixes: a live fix at or before it is one of them
     /// (the recording and `serve` read the same gpsd) or older than the day so far.
     private var recordedUntil: Int64?
 
-    package init(capacity: Int = TrackStore.defaultCapacity, recorded: [TrackPoint] = []) {
+    package init(capacity: Int = TrackStore.defaultCapacity, recorded: [PackedTrackPoint] = []) {
         precondition(capacity > 0, "a track holds at least one point")
         self.capacity = capacity
         for point in recorded.suffix(capacity) { append(point) }
@@ -25,12 +25,12 @@ package struct TrackStore: Sendable {
     package var count: Int { points.count }
 
     /// The newest point.
-    package var last: TrackPoint? {
+    package var last: PackedTrackPoint? {
         points.isEmpty ? nil : points[(start + points.count - 1) % points.count]
     }
 
     /// Adds a live fix's point; one that the recorded fixes already hold is skipped.
-    package mutating func append(_ point: TrackPoint) {
+    package mutating func append(_ point: PackedTrackPoint) {
         if let recordedUntil, point.time <= recordedUntil { return }
         if points.count < capacity {
             points.append(point)
@@ -46,7 +46,7 @@ package struct TrackStore: Sendable {
     /// Found from the newest backwards: fixes come in time order, so the answer is the
     /// newest points down to the first that is older. (A receiver whose clock jumped back
     /// has the fixes before the jump left out.)
-    package func points(since time: Int64?) -> [TrackPoint] {
+    package func points(since time: Int64?) -> [PackedTrackPoint] {
         var first = points.count
         if let time {
             while first > 0, self[first - 1].time >= time { first -= 1 }
@@ -57,7 +57,7 @@ package struct TrackStore: Sendable {
         // Oldest first is `points[start...]` then `points[..<start]` (start is 0 until the ring is full).
         let physical = (start + first) % points.count
         guard physical >= start else { return Array(points[physical..<start]) }
-        var result: [TrackPoint] = []
+        var result: [PackedTrackPoint] = []
         result.reserveCapacity(points.count - first)
         result += points[physical...]
         result += points[..<start]
@@ -65,7 +65,7 @@ package struct TrackStore: Sendable {
     }
 
     /// The point `index` places from the oldest.
-    private subscript(index: Int) -> TrackPoint {
+    private subscript(index: Int) -> PackedTrackPoint {
         points[(start + index) % points.count]
     }
 }

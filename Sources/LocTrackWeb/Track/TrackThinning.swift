@@ -11,7 +11,7 @@ import LocTrackSystem
 enum TrackThinning {
     /// The indices of the points to keep, ascending: all of them when there are at most
     /// `maximum`; else exactly `maximum` (at least 1: the newest point; 2: the first and last).
-    static func largestTriangleThreeBuckets(_ points: [TrackPoint], maximum: Int) -> [Int] {
+    static func largestTriangleThreeBuckets(_ points: [PackedTrackPoint], maximum: Int) -> [Int] {
         let count = points.count
         guard count > maximum else { return Array(points.indices) }
         guard maximum > 1 else { return maximum == 1 ? [count - 1] : [] }

@@ -191,7 +191,7 @@ struct ImpossibleValuesTests {
 
             """
         let reading = TrackFileReader.read(Array(text.utf8))
-        #expect(reading.points == [TrackPoint(time: Timestamp(iso8601: Self.time)!, latitude: 52.5, longitude: 13.4)])
+        #expect(reading.points == [TrackPoint(time: Timestamp(iso8601: Self.time)!, latitude: 52.5, longitude: 13.4, isThreeD: true)])
         #expect(reading.unreadable == 3)
         #expect(reading.firstUnreadable?.location == "line 1")
         #expect(reading.firstUnreadable == .line(1, "not JSON: invalid JSON at byte 64: expected a value, found 'N'"))

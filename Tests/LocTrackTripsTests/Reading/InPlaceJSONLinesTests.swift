@@ -1,6 +1,7 @@
 import LocTrack
 import LocTrackDistance
 import LocTrackFormats
+@testable import LocTrackRecordedLines
 import LocTrackTestSupport
 import LocTrackTrackFiles
 import Testing
@@ -27,6 +28,22 @@ struct InPlaceJSONLinesTests {
         ]
         return lines
     }()
+
+    /// `serve --track` reads a day of GeoJSON lines at start: the tree would cost 100,000
+    /// instructions a line. Each of these must be decided in place, none left to the tree.
+    @Test("given loctrack's JSON, GeoJSON and OwnTracks lines and gpsd's SKY when read then each is decided in place")
+    func decidedInPlace() {
+        let fixes = Array(Self.drive.fixes.prefix(3))
+        var lines = [OutputFormat.json, .geojson, .owntracks].flatMap { format in
+            Recorded.text(fixes, format).split(separator: "\n").map(String.init)
+        }
+        lines.append(#"{"class":"SKY","device":"/dev/ttyACM0","nSat":2,"satellites":[{"PRN":1,"el":45.0,"used":true},{"PRN":2,"el":10.0,"used":false}]}"#)
+        var records = FlatJSONRecords()
+        for line in lines {
+            let outcome = Array(line.utf8).withUnsafeBytes { records.outcome(of: $0) }
+            #expect(outcome != nil, "\(line)")
+        }
+    }
 
     @Test("given loctrack's own JSON, GeoJSON and OwnTracks lines when read in place then the reading is the tree's")
     func recordedLines() {
@@ -86,7 +103,7 @@ struct InPlaceJSONLinesTests {
         #expect(inPlace == JSONLinesReader.read(bytes, inPlace: false))
     }
 
-    @Test("given a line with a name twice, a nested member, an escape or a byte beyond ASCII when read in place then the tree reads it: the duplicate is refused with its message, the rest are points")
+    @Test("given a line with a name twice, a nested member, an escape or a byte beyond ASCII when read then the duplicate is refused with the tree's message, the rest are points")
     func linesForTheTree() {
         let lines = [
             #"{"class":"TPV","mode":3,"time":"2026-11-23T08:14:03Z","lat":1,"lon":2,"lat":3}"#,

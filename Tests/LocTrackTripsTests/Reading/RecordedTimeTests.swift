@@ -1,6 +1,7 @@
 import LocTrack
 import LocTrackTrackFiles
 import Testing
+import LocTrackRecordedLines
 
 @Suite("Times in track files", .timeLimit(.minutes(1)))
 struct RecordedTimeTests {

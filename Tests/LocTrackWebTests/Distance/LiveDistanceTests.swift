@@ -11,19 +11,19 @@ struct LiveDistanceTests {
     static let utc: @Sendable (Int64) -> Int64 = { _ in 0 }
 
     /// A position `second` s after ``TestFixes/start`` (08:00 UTC), `east` metres east of 47°N 8°E.
-    static func point(_ second: Int64, east: Double, speed: Double, eph: Double = 5) -> LocTrackDistance.TrackPoint {
-        LocTrackDistance.TrackPoint(
+    static func point(_ second: Int64, east: Double, speed: Double, eph: Double = 5) -> TrackPoint {
+        TrackPoint(
             time: Timestamp(seconds: TestFixes.start + second), latitude: 47,
             longitude: 8 + east / (111_195 * cos(47 * Double.pi / 180)), speed: speed, horizontalError: eph)
     }
 
     /// Parked from `from` for `seconds` s at `east`, the fix wandering 2 m either way, Doppler speed 0.1 m/s.
-    static func parked(from: Int64, seconds: Int64, at east: Double) -> [LocTrackDistance.TrackPoint] {
+    static func parked(from: Int64, seconds: Int64, at east: Double) -> [TrackPoint] {
         (0..<seconds).map { point(from + $0, east: east + ($0 % 2 == 0 ? 2 : -2), speed: 0.1) }
     }
 
     /// Driving east at `speed` m/s from `from` for `seconds` s, starting at `east`.
-    static func driving(from: Int64, seconds: Int64, at east: Double, speed: Double = 10) -> [LocTrackDistance.TrackPoint] {
+    static func driving(from: Int64, seconds: Int64, at east: Double, speed: Double = 10) -> [TrackPoint] {
         (0..<seconds).map { point(from + $0, east: east + Double($0) * speed, speed: speed) }
     }
 

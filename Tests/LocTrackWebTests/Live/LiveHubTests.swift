@@ -124,7 +124,7 @@ struct LiveHubTests {
 
     @Test("given recorded fixes and live ones when the track is asked for then the recorded come first and a live fix they hold is not repeated")
     func recordedBeforeLive() {
-        let recorded = RecordedTrack(points: [1, 2, 3].map { TrackPoint(TestFixes.fix(second: $0)) })
+        let recorded = RecordedTrack(points: [1, 2, 3].map { PackedTrackPoint(TestFixes.fix(second: $0)) })
         let hub = hub(recorded: recorded)
         hub.ingest(.fix(TestFixes.fix(second: 3)))
         hub.ingest(.fix(TestFixes.fix(second: 4)))
@@ -210,7 +210,7 @@ struct LiveHubTests {
         var distance = LiveDistance()
         for second in Int64(0)..<30 {
             distance.takeRecorded(
-                LocTrackDistance.TrackPoint(Self.driving(second, east: Double(second) * 10)), utcOffset: { _ in 0 })
+                TrackPoint(Self.driving(second, east: Double(second) * 10)), utcOffset: { _ in 0 })
         }
         let hub = hub(recorded: RecordedTrack(points: [], distance: distance))
         let before = hub.distanceJSON()

@@ -6,8 +6,8 @@ import Testing
 @Suite("Track formats: points, GeoJSON, GPX")
 struct TrackFormatsTests {
     static let points = [
-        TrackPoint(time: 1_795_507_201_000, latitude: 47.376621, longitude: 8.541733, horizontalError: 4.2, altitudeMSL: 410.5, altitudeHAE: 458),
-        TrackPoint(time: 1_795_507_202_500, latitude: 47.3766, longitude: 8.5418, altitudeHAE: 459, isDGPS: true),
+        PackedTrackPoint(time: 1_795_507_201_000, latitude: 47.376621, longitude: 8.541733, horizontalError: 4.2, altitudeMSL: 410.5, altitudeHAE: 458),
+        PackedTrackPoint(time: 1_795_507_202_500, latitude: 47.3766, longitude: 8.5418, altitudeHAE: 459, isDGPS: true),
     ]
 
     @Test("given two points when written as points then each is [ms, lat, lon, eph] with null for no eph")
@@ -33,7 +33,7 @@ struct TrackFormatsTests {
 
     @Test("given one point without height or none at all when written as GeoJSON then a Point, or no feature")
     func geoJSONEdges() {
-        let one = TrackPoint(time: 0, latitude: 1, longitude: 2)
+        let one = PackedTrackPoint(time: 0, latitude: 1, longitude: 2)
         #expect(String(decoding: TrackGeoJSON.encode([one]), as: UTF8.self)
             == "{\"type\":\"FeatureCollection\",\"features\":[{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":"
             + "[2.000000000,1.000000000]},\"properties\":{\"coordTimes\":[\"1970-01-01T00:00:00.000Z\"],\"eph\":[null]}}]}\n")
@@ -67,17 +67,17 @@ struct TrackFormatsTests {
     func gpxLikeStream(fix: Fix) {
         var encoder = GPXEncoder()
         let stream = encoder.begin() + encoder.encode(fix) + encoder.end()
-        #expect(String(decoding: TrackGPX.encode([TrackPoint(fix)]), as: UTF8.self) == stream)
+        #expect(String(decoding: TrackGPX.encode([PackedTrackPoint(fix)]), as: UTF8.self) == stream)
     }
 
     @Test("given a silence over 10 s, time going back, and a reported break when written as GPX then each starts a segment")
     func gpxSegments() {
         let points = [
-            TrackPoint(time: 0, latitude: 1, longitude: 1),
-            TrackPoint(time: 10_000, latitude: 1, longitude: 1),  // 10 s: same segment
-            TrackPoint(time: 20_001, latitude: 1, longitude: 1),  // over 10 s: new
-            TrackPoint(time: 19_000, latitude: 1, longitude: 1),  // back: new
-            TrackPoint(time: 20_000, latitude: 1, longitude: 1, startsSegment: true),  // break: new
+            PackedTrackPoint(time: 0, latitude: 1, longitude: 1),
+            PackedTrackPoint(time: 10_000, latitude: 1, longitude: 1),  // 10 s: same segment
+            PackedTrackPoint(time: 20_001, latitude: 1, longitude: 1),  // over 10 s: new
+            PackedTrackPoint(time: 19_000, latitude: 1, longitude: 1),  // back: new
+            PackedTrackPoint(time: 20_000, latitude: 1, longitude: 1, startsSegment: true),  // break: new
         ]
         let text = String(decoding: TrackGPX.encode(points), as: UTF8.self)
         #expect(text.components(of: "<trkseg>") == 4)

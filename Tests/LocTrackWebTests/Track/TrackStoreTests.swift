@@ -4,13 +4,13 @@ import Testing
 
 @Suite("Track store: a ring of compact points")
 struct TrackStoreTests {
-    static func point(_ second: Int64) -> TrackPoint {
-        TrackPoint(time: second * 1000, latitude: 47, longitude: 8)
+    static func point(_ second: Int64) -> PackedTrackPoint {
+        PackedTrackPoint(time: second * 1000, latitude: 47, longitude: 8)
     }
 
     @Test("a point is 40 bytes: no references, no optionals")
     func compact() {
-        #expect(MemoryLayout<TrackPoint>.stride == 40)
+        #expect(MemoryLayout<PackedTrackPoint>.stride == 40)
     }
 
     @Test("given a capacity of 3 when 5 points are added then the latest 3 are kept, oldest first")
@@ -46,13 +46,13 @@ struct TrackStoreTests {
 
     @Test("given a fix's values when stored then they come back: time in ms, unknown values nil")
     func values() {
-        let point = TrackPoint(TestFixes.fix(second: 1, eph: nil))
+        let point = PackedTrackPoint(TestFixes.fix(second: 1, eph: nil))
         #expect(point.time == (TestFixes.start + 1) * 1000)
         #expect(point.horizontalError == nil)
         #expect(point.altitudeHAE == 500)
         #expect(point.altitudeMSL == 452.5)
         #expect(point.isThreeD && !point.isDGPS && !point.startsSegment)
         #expect(point.timestamp.iso8601 == TestFixes.time(1))
-        #expect(TrackPoint(time: -1500, latitude: 0, longitude: 0).timestamp.iso8601 == "1969-12-31T23:59:58.500Z")
+        #expect(PackedTrackPoint(time: -1500, latitude: 0, longitude: 0).timestamp.iso8601 == "1969-12-31T23:59:58.500Z")
     }
 }

@@ -4,8 +4,8 @@ import Testing
 @Suite("Track thinning: largest triangle, three buckets")
 struct TrackThinningTests {
     /// Points along longitude, one a second, with the latitudes given.
-    static func points(_ latitudes: [Double]) -> [TrackPoint] {
-        latitudes.enumerated().map { TrackPoint(time: Int64($0.offset) * 1000, latitude: $0.element, longitude: Double($0.offset) * 1e-3) }
+    static func points(_ latitudes: [Double]) -> [PackedTrackPoint] {
+        latitudes.enumerated().map { PackedTrackPoint(time: Int64($0.offset) * 1000, latitude: $0.element, longitude: Double($0.offset) * 1e-3) }
     }
 
     @Test("given at most max points then all are kept")
@@ -42,7 +42,7 @@ struct TrackThinningTests {
 
     @Test("given a day at 1 Hz when thinned to 5,000 then 5,000 points come back")
     func day() {
-        let points = (0..<86_400).map { TrackPoint(time: Int64($0) * 1000, latitude: 47 + Double($0 % 977) * 1e-6, longitude: 8 + Double($0) * 1e-6) }
+        let points = (0..<86_400).map { PackedTrackPoint(time: Int64($0) * 1000, latitude: 47 + Double($0 % 977) * 1e-6, longitude: 8 + Double($0) * 1e-6) }
         let kept = TrackThinning.largestTriangleThreeBuckets(points, maximum: 5_000)
         #expect(kept.count == 5_000)
         #expect(Set(kept).count == 5_000)

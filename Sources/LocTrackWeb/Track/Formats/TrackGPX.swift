@@ -6,10 +6,10 @@ import LocTrackFormats
 /// where that would start one: a silence of over 10 s, time going back, or a break that
 /// the session reported (an outage, a lost fix).
 enum TrackGPX {
-    static func encode(_ points: [TrackPoint]) -> [UInt8] {
+    static func encode(_ points: [PackedTrackPoint]) -> [UInt8] {
         var bytes = OutputBytes(reservingCapacity: 400 + 150 * points.count)
         bytes.append(GPXEncoder.header)
-        var previous: TrackPoint?
+        var previous: PackedTrackPoint?
         for point in points {
             if let previous {
                 let gap = point.time - previous.time > Int64(GPXEncoder.gapSeconds * 1000) || point.time < previous.time

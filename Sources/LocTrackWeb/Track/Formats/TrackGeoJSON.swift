@@ -8,7 +8,7 @@ import LocTrackFormats
 /// third value is above the WGS 84 ellipsoid), else `[lon, lat]`. One fix is a `Point`
 /// (a LineString needs two); none, an empty FeatureCollection.
 enum TrackGeoJSON {
-    static func encode(_ points: [TrackPoint]) -> [UInt8] {
+    static func encode(_ points: [PackedTrackPoint]) -> [UInt8] {
         var bytes = OutputBytes(reservingCapacity: 120 + 90 * points.count)
         bytes.append("{\"type\":\"FeatureCollection\",\"features\":[")
         guard !points.isEmpty else {

@@ -7,7 +7,7 @@ enum TrackPointsJSON {
     /// - Parameters:
     ///   - points: the fixes since the request's `since`; `total` is their count.
     ///   - kept: the indices of `points` to write (``TrackThinning``), ascending.
-    static func encode(_ points: [TrackPoint], kept: [Int], lastEventID: EventID) -> [UInt8] {
+    static func encode(_ points: [PackedTrackPoint], kept: [Int], lastEventID: EventID) -> [UInt8] {
         // ~45 bytes a point: 13 digits of time, two 7-decimal angles, eph.
         var bytes = OutputBytes(reservingCapacity: 80 + 48 * kept.count)
         bytes.append("{\"lastEventId\":\"")

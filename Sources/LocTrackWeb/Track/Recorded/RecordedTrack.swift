@@ -1,6 +1,7 @@
 import LocTrack
 import LocTrackDistance
 import LocTrackFormats
+import LocTrackRecordedLines
 import LocTrackSystem
 
 /// The fixes `stream --output PATTERN` recorded since the start of the UTC day
@@ -9,23 +10,25 @@ import LocTrackSystem
 ///
 /// Reads the files the pattern names for each moment of the day up to now (one file for
 /// `tracks/%F.json`, up to 24 for `%F-%H.json`; from local midnight when that is earlier),
-/// JSON lines or GeoJSON lines; other lines (OwnTracks, a torn last line) are skipped and
-/// counted. The track's fixes are put in time order, one per time, and at most the latest
-/// ``TrackStore/defaultCapacity`` are kept. The odometer takes each fix since local
-/// midnight as it is read, so that a day at 10 Hz costs no copy of its own.
+/// JSON, GeoJSON or OwnTracks lines, with the reader `loctrack trips` reads them with
+/// (``RecordedLineReader``), so that the page and the trips count the same points; other
+/// lines (SKY, no fix, a torn last line) are skipped and counted. The track's fixes are put
+/// in time order, one per time, and at most the latest ``TrackStore/defaultCapacity`` are
+/// kept. The odometer takes each fix since local midnight as it is read, so that a day at
+/// 10 Hz costs no copy of its own.
 public struct RecordedTrack: Sendable {
     /// The files that were there and read, in the order read.
     public let files: [String]
-    /// Lines that were not fixes: another format's (OwnTracks), or torn.
+    /// Lines that were not fixes: another record (SKY, a TPV without a fix), unreadable, or torn.
     public let skippedLines: Int
-    package let points: [TrackPoint]
+    package let points: [PackedTrackPoint]
     /// The odometer and trips after the fixes recorded since local midnight.
     package let distance: LiveDistance
 
     /// The number of fixes loaded.
     public var fixCount: Int { points.count }
 
-    package init(files: [String] = [], skippedLines: Int = 0, points: [TrackPoint], distance: LiveDistance = LiveDistance()) {
+    package init(files: [String] = [], skippedLines: Int = 0, points: [PackedTrackPoint], distance: LiveDistance = LiveDistance()) {
         self.files = files
         self.skippedLines = skippedLines
         self.points = points
@@ -34,8 +37,8 @@ public struct RecordedTrack: Sendable {
 
     /// The day so far of `pattern` (`--track`'s value), by the wall clock and the local zone.
     /// - Throws: 64 for a pattern that is not one `--output` takes, or that names GPX, CSV
-    ///   or text files (serve reads back only JSON and GeoJSON lines); 74 for a file that
-    ///   is there but cannot be read.
+    ///   or text files (serve reads back only JSON lines: TPV, GeoJSON or OwnTracks); 74 for
+    ///   a file that is there but cannot be read.
     public static func load(pattern: String) throws(LiveSetupError) -> RecordedTrack {
         try load(pattern: pattern, now: wallClockSeconds(), utcOffset: LiveClock.system.utcOffsetSeconds)
     }
@@ -54,7 +57,7 @@ public struct RecordedTrack: Sendable {
         }
         if let format = OutputFormat.named(byExtensionOf: text), format != .json, format != .geojson {
             throw LiveSetupError(
-                "--track '\(text)' names \(format.rawValue) files; serve reads back only JSON or GeoJSON lines "
+                "--track '\(text)' names \(format.rawValue) files; serve reads back only JSON, GeoJSON or OwnTracks lines "
                     + "(record them with another --output, e.g. 'tracks/%F.json')",
                 exitCode: 64)
         }
@@ -82,12 +85,13 @@ public struct RecordedTrack: Sendable {
         /// The odometer's from this time on (seconds since 1970): local midnight's.
         let travelSince: Int64
         let utcOffset: (Int64) -> Int64
-        var points: [TrackPoint] = []
+        var points: [PackedTrackPoint] = []
         var distance = LiveDistance()
 
-        mutating func take(_ point: TrackPoint, travel: LocTrackDistance.TrackPoint) {
-            if point.time >= trackSince { points.append(point) }
-            if travel.time.seconds >= travelSince { distance.takeRecorded(travel, utcOffset: utcOffset) }
+        mutating func take(_ point: TrackPoint) {
+            let packed = PackedTrackPoint(point)
+            if packed.time >= trackSince { points.append(packed) }
+            if point.time.seconds >= travelSince { distance.takeRecorded(point, utcOffset: utcOffset) }
         }
     }
 
@@ -125,6 +129,7 @@ public struct RecordedTrack: Sendable {
         }
         let descriptor = file.rawValue
         var lines = LineSplitter()
+        var records = RecordedLineReader()
         var offset: Int64 = 0
         var skipped = 0
         while true {
@@ -137,10 +142,13 @@ public struct RecordedTrack: Sendable {
             guard !chunk.isEmpty else { break }
             offset += Int64(chunk.count)
             lines.take(chunk) { line in
-                if let fix = TPVLineScanner.fix(line) {
-                    reading.take(fix.point, travel: fix.travel)
-                } else if !line.allSatisfy({ $0 == 0x20 || $0 == 0x0D || $0 == 0x09 }) {
-                    skipped += 1
+                line.withUnsafeBytes { bytes in
+                    guard !RecordedLineReader.isBlank(bytes) else { return }
+                    if case .success(.point(let point)) = records.outcome(of: bytes) {
+                        reading.take(point)
+                    } else {
+                        skipped += 1
+                    }
                 }
             }
         }
@@ -151,12 +159,12 @@ public struct RecordedTrack: Sendable {
 
     /// Sorted by time (stable for equal times: the first read stays) with one point per
     /// time. Recordings are in order already, so usually this only checks.
-    private static func orderedByTime(_ points: [TrackPoint]) -> [TrackPoint] {
+    private static func orderedByTime(_ points: [PackedTrackPoint]) -> [PackedTrackPoint] {
         var ordered = points
         if !zip(points, points.dropFirst()).allSatisfy({ $0.time <= $1.time }) {
             ordered = points.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element)
         }
-        var unique: [TrackPoint] = []
+        var unique: [PackedTrackPoint] = []
         unique.reserveCapacity(ordered.count)
         for point in ordered where unique.last?.time != point.time { unique.append(point) }
         return unique

@@ -1,9 +1,11 @@
 package import LocTrack
+package import LocTrackDistance
 
 /// One fix of the track as `serve` keeps it: what points, GeoJSON and GPX need, in 40
-/// bytes without references (a `Fix` is a box of ~450 bytes of optionals). 200,000 of
-/// them, the most the track keeps, are 8 MB in one allocation.
-package struct TrackPoint: Sendable, Equatable {
+/// bytes without references (a `Fix` is a box of ~450 bytes of optionals; LocTrackDistance's
+/// ``TrackPoint``, which recorded files are read into, 112 and its device's String). 200,000
+/// of them, the most the track keeps, are 8 MB in one allocation.
+package struct PackedTrackPoint: Sendable, Equatable {
     /// The receiver's time, milliseconds since 1970 UTC.
     package var time: Int64
     package var latitude: Double
@@ -41,8 +43,17 @@ package struct TrackPoint: Sendable, Equatable {
             startsSegment: startsSegment)
     }
 
+    /// The packed copy of a point read from a recorded file: its speed and device are the
+    /// odometer's, not the track's (the page's points, GeoJSON and GPX have neither).
+    package init(_ point: TrackPoint, startsSegment: Bool = false) {
+        self.init(
+            time: point.time.seconds * 1000 + Int64(point.time.nanoseconds / 1_000_000), latitude: point.latitude,
+            longitude: point.longitude, horizontalError: point.horizontalError, altitudeMSL: point.altitudeMSL,
+            altitudeHAE: point.altitudeHAE, isThreeD: point.isThreeD, isDGPS: point.isDGPS, startsSegment: startsSegment)
+    }
+
     /// Equal values; unknown equals unknown (NaN, stored, would not).
-    package static func == (lhs: TrackPoint, rhs: TrackPoint) -> Bool {
+    package static func == (lhs: PackedTrackPoint, rhs: PackedTrackPoint) -> Bool {
         lhs.time == rhs.time && lhs.latitude == rhs.latitude && lhs.longitude == rhs.longitude
             && lhs.horizontalError == rhs.horizontalError && lhs.altitudeMSL == rhs.altitudeMSL
             && lhs.altitudeHAE == rhs.altitudeHAE && lhs.flags == rhs.flags
@@ -62,7 +73,7 @@ package struct TrackPoint: Sendable, Equatable {
         return Timestamp(seconds: seconds, nanoseconds: Int32(time - seconds * 1000) * 1_000_000)
     }
 
-    package func startingSegment(_ starts: Bool) -> TrackPoint {
+    package func startingSegment(_ starts: Bool) -> PackedTrackPoint {
         var point = self
         point.flags = starts ? flags | Self.startsSegment : flags & ~Self.startsSegment
         return point

@@ -6,10 +6,10 @@
 /// division rounds the quotient correctly (Clinger's fast path): the same `Double` as
 /// `Double(String)`, which the JSON tree uses, gives. Anything else goes through
 /// `Double(String)` itself.
-enum JSONNumberText {
+package enum JSONNumberText {
     /// The number in `text`, which must already be JSON's number grammar; nil when it is beyond
     /// `Double`'s range (the tree refuses such a number as not JSON).
-    static func value(_ text: UnsafeRawBufferPointer) -> Double? {
+    package static func value(_ text: UnsafeRawBufferPointer) -> Double? {
         var index = 0
         let negative = text[0] == 0x2D
         if negative { index = 1 }
@@ -44,7 +44,7 @@ enum JSONNumberText {
     }
 
     /// `Double(String)`, correctly rounded; nil when not finite.
-    static func slowValue(_ text: UnsafeRawBufferPointer) -> Double? {
+    package static func slowValue(_ text: UnsafeRawBufferPointer) -> Double? {
         guard let value = Double(String(decoding: text, as: UTF8.self)), value.isFinite else { return nil }
         return value
     }

@@ -6,9 +6,11 @@ import LocTrackSystem
 /// `Double(String)` per number) cost 100,000 instructions a line.
 ///
 /// It decides what ``JSONRecord/outcome(of:)`` would (the same checks in the same order, on
-/// the same values) for a TPV line and an OwnTracks location, and only when the outcome is a
-/// point or no position. Everything else (an unreadable value, whose message the tree's reading
-/// words, a GeoJSON Feature, an object that is no fix) is nil: the line goes to the tree.
+/// the same values) for a TPV line, a GeoJSON Feature of one and an OwnTracks location, and
+/// only when the outcome is a point or no position. Everything else (an unreadable value,
+/// whose message the tree's reading words, an object that is no fix) is nil: the line goes to
+/// the tree.
+///
 /// One per file: it keeps the last date's midnight and the last device's name.
 struct FlatJSONRecords {
     private var names = FlatJSONLine.NameStore()
@@ -17,12 +19,20 @@ struct FlatJSONRecords {
 
     /// The outcome of `line` (without its newline), or nil when the tree is to read it.
     mutating func outcome(of line: UnsafeRawBufferPointer) -> RecordOutcome? {
-        guard let members = names.members(of: line) else { return nil }
+        guard let scanned = names.members(of: line) else { return nil }
+        let members = scanned.members
         if let kind = members.reportClass {
             guard isString(kind, "TPV", in: line) else { return .notAPosition }
             return tpv(members, in: line)
         }
-        if members.type != nil { return nil }  // perhaps a GeoJSON Feature without its properties
+        if let type = members.type, isString(type, "Feature", in: line) {
+            // A Feature whose properties are no TPV is unreadable: the tree words why.
+            guard let properties = scanned.properties, let kind = properties.reportClass, isString(kind, "TPV", in: line) else {
+                return nil
+            }
+            return tpv(properties, in: line)
+        }
+        if members.type != nil { return nil }  // the tree decides what other types are
         if let type = members.ownTracksType {
             guard isString(type, "location", in: line) else { return .notAPosition }
             return ownTracksLocation(members, in: line)
@@ -31,7 +41,8 @@ struct FlatJSONRecords {
     }
 
     private mutating func tpv(_ report: FlatJSONLine.Members, in line: UnsafeRawBufferPointer) -> RecordOutcome? {
-        if let mode = report.mode.flatMap({ number($0, in: line) }), mode < 2 { return .notAPosition }
+        let mode = report.mode.flatMap { number($0, in: line) }
+        if let mode, mode < 2 { return .notAPosition }
         guard let timeValue = report.time, let latitudeValue = report.latitude, let longitudeValue = report.longitude else {
             return .notAPosition
         }
@@ -41,7 +52,10 @@ struct FlatJSONRecords {
         return .checked(
             time: time, latitude: latitude, longitude: longitude, speed: report.speed.flatMap { number($0, in: line) },
             horizontalError: report.horizontalError.flatMap { number($0, in: line) },
-            device: report.device.flatMap { device($0, in: line) })
+            device: report.device.flatMap { device($0, in: line) },
+            altitudeMSL: report.altitudeMSL.flatMap { number($0, in: line) },
+            altitudeHAE: report.altitudeHAE.flatMap { number($0, in: line) }, isThreeD: mode == 3,
+            isDGPS: report.status.flatMap { number($0, in: line) } == 2)
     }
 
     private func ownTracksLocation(_ message: FlatJSONLine.Members, in line: UnsafeRawBufferPointer) -> RecordOutcome? {
@@ -49,10 +63,12 @@ struct FlatJSONRecords {
               let latitude = message.latitude.flatMap({ number($0, in: line) }),
               let longitude = message.longitude.flatMap({ number($0, in: line) })
         else { return nil }
+        let altitude = message.ownTracksAltitude.flatMap { number($0, in: line) }
         return .checked(
             time: Timestamp(seconds: Int64(seconds)), latitude: latitude, longitude: longitude,
             speed: message.velocity.flatMap { number($0, in: line) }.map { $0 / 3.6 },
-            horizontalError: message.accuracy.flatMap { number($0, in: line) }, device: nil)
+            horizontalError: message.accuracy.flatMap { number($0, in: line) }, device: nil, altitudeMSL: altitude,
+            isThreeD: altitude != nil)
     }
 
     /// The value's number, nil when it is not a number (as `JSONValue.doubleValue`).

@@ -1,43 +1,69 @@
 import LocTrackSystem
 
-/// A JSON line read in place as one flat object of `"name":scalar` members, the way the reader
-/// thread takes gpsd's reports (`FlatReport` in LocTrack): no tree, no String per member, only
-/// where the values of the members ``JSONRecord`` reads are in the line.
+/// A JSON line read in place, the way the reader thread takes gpsd's reports (`FlatReport` in
+/// LocTrack): no tree, no String per member, only where the values of the members
+/// ``JSONRecord`` reads are in the line, at the top and in a GeoJSON Feature's `properties`.
+/// Other nested values (a Feature's `geometry`, a SKY's `satellites`) are checked and skipped.
 ///
 /// It is as strict as the JSON tree (``JSONValue/init(parsing:)``) for what it accepts: one
 /// object, RFC 8259's numbers (within `Double`'s range), the three literals, no duplicate
-/// names. What it does not take on (a nested value: GeoJSON; a string with an escape, a
-/// control character or a byte beyond ASCII; anything that is not JSON) makes it return nil,
-/// and the line goes to the tree, which reads it or says exactly why not.
+/// names in any object. What it does not take on (a string with an escape, a control
+/// character or a byte beyond ASCII; nesting deeper than ``maximumDepth``; anything that is
+/// not JSON) makes it return nil, and the line goes to the tree, which reads it or says
+/// exactly why not. GeoJSON lines are read here, not by the tree, because `serve --track`
+/// reads a day of them at start: the tree cost 100,000 instructions a line.
 struct FlatJSONLine {
     /// Where a member's value is in the line: a string without its quotes, a number's text,
-    /// or a literal (`true`, `false`, `null`).
+    /// or a literal (`true`, `false`, `null`). Offsets in 32 bits (a longer line goes to the
+    /// tree): ``Members`` is made and filled for every line, and at 12 bytes a value instead
+    /// of 24 it is half the memory to clear and copy.
     struct Scalar {
-        enum Kind { case string, number, literal }
+        enum Kind: UInt8 { case string, number, literal }
+        private var startOffset: UInt32
+        private var endOffset: UInt32
         var kind: Kind
-        var start: Int
-        var end: Int
+
+        init(kind: Kind, start: Int, end: Int) {
+            self.kind = kind
+            startOffset = UInt32(truncatingIfNeeded: start)
+            endOffset = UInt32(truncatingIfNeeded: end)
+        }
+
+        var start: Int { Int(startOffset) }
+        var end: Int { Int(endOffset) }
     }
 
     /// The values of the members ``JSONRecord`` reads, nil when the line has no such member.
     struct Members {
         var reportClass, type, ownTracksType, mode, time, latitude, longitude, speed, horizontalError, device: Scalar?
         var seconds, velocity, accuracy: Scalar?
+        var status, altitudeHAE, altitudeMSL, ownTracksAltitude: Scalar?
+    }
+
+    /// What a line holds: its members, and those of its `properties` object when it has one
+    /// (a GeoJSON Feature's).
+    struct Scanned {
+        var members: Members
+        var properties: Members?
     }
 
     /// The members of `line`, or nil when the line is to be read by the tree. `names` is room
     /// for the names of one line (``NameStore``, one per file); more names and the line goes to the tree.
-    static func members(of line: UnsafeRawBufferPointer, names: UnsafeMutableBufferPointer<StoredName>) -> Members? {
+    static func members(of line: UnsafeRawBufferPointer, names: UnsafeMutableBufferPointer<StoredName>) -> Scanned? {
+        guard line.count < Int(UInt32.max) else { return nil }
         var scanner = FlatJSONLine(line, names: names)
-        return scanner.scanObject()
+        return scanner.scanLine()
     }
+
+    /// Deeper nesting is no line loctrack or gpsd writes: the tree reads it (up to its 512).
+    static let maximumDepth = 16
 
     /// Room for the names of one line, kept from line to line.
     struct NameStore {
         /// gpsd's TPV has fewer than 50 members.
         private var names = [StoredName](repeating: StoredName(start: 0, count: 0, hash: 0), count: 64)
 
-        mutating func members(of line: UnsafeRawBufferPointer) -> Members? {
+        mutating func members(of line: UnsafeRawBufferPointer) -> Scanned? {
             names.withUnsafeMutableBufferPointer { FlatJSONLine.members(of: line, names: $0) }
         }
     }
@@ -48,6 +74,8 @@ struct FlatJSONLine {
     /// the names themselves (on the stack) for when it says maybe.
     private let names: UnsafeMutableBufferPointer<StoredName>
     private var nameCount = 0
+    /// Where the names of the object being read start in ``names``: each object has its own.
+    private var nameBase = 0
     private var filter: (UInt64, UInt64) = (0, 0)
 
     struct StoredName {
@@ -61,28 +89,95 @@ struct FlatJSONLine {
         self.names = names
     }
 
-    private mutating func scanObject() -> Members? {
-        var members = Members()
+    private mutating func scanLine() -> Scanned? {
+        var scanned = Scanned(members: Members())
         skipSpace()
         guard take(0x7B) else { return nil }  // {
         skipSpace()
         guard !take(0x7D) else { return nil }  // {}: no fix, and the tree says so
+        guard scanMembers(into: &scanned.members, properties: &scanned.properties, depth: 0) else { return nil }
+        skipSpace()
+        return position == bytes.count ? scanned : nil
+    }
+
+    /// The members of an object whose `{` is taken and which has at least one, through its `}`:
+    /// scalars into `members`, the `properties` object at the top into `properties`, other
+    /// nested values checked and skipped. False when the tree is to read the line.
+    private mutating func scanMembers(into members: inout Members, properties: inout Members?, depth: Int) -> Bool {
+        // The names of this object are checked against each other only.
+        let outer = (base: nameBase, count: nameCount, filter: filter)
+        nameBase = nameCount
+        filter = (0, 0)
+        defer { (nameBase, nameCount, filter) = outer }
         while true {
-            guard let name = scanName(), isNew(name) else { return nil }
+            guard let name = scanName(), isNew(name) else { return false }
             skipSpace()
-            guard take(0x3A) else { return nil }  // :
+            guard take(0x3A) else { return false }  // :
             skipSpace()
-            guard let value = scanScalar() else { return nil }
-            if name.count <= 8 { members.set(name.packed, value) }
+            // A scalar first: nearly every value is one. A nested value fails it at its first
+            // byte, without a move; a bad scalar may have moved, so the first byte decides.
+            let valueStart = position
+            if let value = scanScalar() {
+                if name.count <= 8 { members.set(name.packed, value) }
+            } else if valueStart < bytes.count, bytes[valueStart] == 0x7B || bytes[valueStart] == 0x5B {  // { [
+                position = valueStart
+                if depth == 0, bytes[position] == 0x7B, name.count == 10, isProperties(name) {
+                    var nested = Members()
+                    var none: Members?
+                    position += 1
+                    skipSpace()
+                    if !take(0x7D) {
+                        guard scanMembers(into: &nested, properties: &none, depth: depth + 1) else { return false }
+                    }
+                    properties = nested
+                } else {
+                    guard skipNested(depth: depth + 1) else { return false }
+                }
+            } else {
+                return false
+            }
             skipSpace()
             if take(0x2C) {  // ,
                 skipSpace()
                 continue
             }
-            guard take(0x7D) else { return nil }  // }
-            skipSpace()
-            return position == bytes.count ? members : nil
+            return take(0x7D)  // }
         }
+    }
+
+    /// A nested object or array, checked as the tree would and skipped.
+    private mutating func skipNested(depth: Int) -> Bool {
+        guard depth < Self.maximumDepth else { return false }
+        if take(0x5B) {  // [
+            skipSpace()
+            if take(0x5D) { return true }
+            while true {
+                guard skipValue(depth: depth) else { return false }
+                skipSpace()
+                if take(0x2C) {
+                    skipSpace()
+                    continue
+                }
+                return take(0x5D)  // ]
+            }
+        }
+        guard take(0x7B) else { return false }
+        skipSpace()
+        if take(0x7D) { return true }
+        var ignored = Members()
+        var none: Members?
+        return scanMembers(into: &ignored, properties: &none, depth: depth)
+    }
+
+    private mutating func skipValue(depth: Int) -> Bool {
+        guard position < bytes.count else { return false }
+        if bytes[position] == 0x7B || bytes[position] == 0x5B { return skipNested(depth: depth + 1) }
+        return scanScalar() != nil
+    }
+
+    private func isProperties(_ name: ScannedName) -> Bool {
+        let word: StaticString = "properties"
+        return bytesEqual(bytes.baseAddress! + name.start, word.utf8Start, word.utf8CodeUnitCount)
     }
 
     // MARK: Names
@@ -123,7 +218,7 @@ struct FlatJSONLine {
         let bit: UInt64 = 1 << (slot & 63)
         let seen = slot < 64 ? filter.0 & bit != 0 : filter.1 & bit != 0
         if seen {
-            for other in names[..<nameCount] where other.hash == name.hash && other.count == name.count {
+            for other in names[nameBase..<nameCount] where other.hash == name.hash && other.count == name.count {
                 if bytesEqual(bytes.baseAddress! + other.start, bytes.baseAddress! + name.start, name.count) { return false }
             }
         } else if slot < 64 {
@@ -221,7 +316,7 @@ struct FlatJSONLine {
     /// JSON's whitespace: space, tab, CR, LF.
     @inline(__always)
     private mutating func skipSpace() {
-        while position < bytes.count, TrackFileFormat.isWhitespace(bytes[position]) { position += 1 }
+        while position < bytes.count, isJSONWhitespace(bytes[position]) { position += 1 }
     }
 }
 
@@ -243,7 +338,17 @@ extension FlatJSONLine.Members {
         case 0x74_73_74: seconds = value  // tst
         case 0x6C_65_76: velocity = value  // vel
         case 0x63_63_61: accuracy = value  // acc
+        case 0x73_75_74_61_74_73: status = value  // status
+        case 0x45_41_48_74_6C_61: altitudeHAE = value  // altHAE
+        case 0x4C_53_4D_74_6C_61: altitudeMSL = value  // altMSL
+        case 0x74_6C_61: ownTracksAltitude = value  // alt
         default: break
         }
     }
+}
+
+/// JSON's whitespace: space, tab, LF, CR.
+@inline(__always)
+package func isJSONWhitespace(_ byte: UInt8) -> Bool {
+    byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
 }

@@ -8,7 +8,11 @@ import LocTrack
 ///   position) are no positions.
 /// - A GeoJSON Feature whose `properties` are such a TPV (`--format geojson`).
 /// - An OwnTracks `location` (`--format owntracks`): `tst` in seconds, `vel` in km/h, `acc`
-///   as the error estimate; its other types (`lwt`, `transition`…) are no positions.
+///   as the error estimate, `alt` as the altitude above sea level; its other types (`lwt`,
+///   `transition`…) are no positions. OwnTracks says no fix mode: loctrack writes `alt` only
+///   from gpsd's `altMSL`, which a 3D fix has, so a location with `alt` counts as 3D.
+///
+/// The altitudes, the mode and the status are read for the page's track (`serve --track`).
 enum JSONRecord {
     static func outcome(of value: JSONValue) -> RecordOutcome {
         guard value.objectValue != nil else { return .unreadable("a JSON \(value.kindDescription), not an object") }
@@ -41,7 +45,9 @@ enum JSONRecord {
         guard let longitude = longitudeValue.doubleValue else { return .unreadable("lon \(describe(longitudeValue)) is not a number") }
         return .checked(
             time: time, latitude: latitude, longitude: longitude, speed: report["speed"]?.doubleValue,
-            horizontalError: report["eph"]?.doubleValue, device: report["device"]?.stringValue)
+            horizontalError: report["eph"]?.doubleValue, device: report["device"]?.stringValue,
+            altitudeMSL: report["altMSL"]?.doubleValue, altitudeHAE: report["altHAE"]?.doubleValue,
+            isThreeD: report["mode"]?.doubleValue == 3, isDGPS: report["status"]?.doubleValue == 2)
     }
 
     private static func ownTracksLocation(_ message: JSONValue) -> RecordOutcome {
@@ -49,9 +55,11 @@ enum JSONRecord {
         guard let latitude = message["lat"]?.doubleValue, let longitude = message["lon"]?.doubleValue else {
             return .unreadable("an OwnTracks location without a numeric lat and lon")
         }
+        let altitude = message["alt"]?.doubleValue
         return .checked(
             time: Timestamp(seconds: Int64(seconds)), latitude: latitude, longitude: longitude,
-            speed: message["vel"]?.doubleValue.map { $0 / 3.6 }, horizontalError: message["acc"]?.doubleValue, device: nil)
+            speed: message["vel"]?.doubleValue.map { $0 / 3.6 }, horizontalError: message["acc"]?.doubleValue, device: nil,
+            altitudeMSL: altitude, isThreeD: altitude != nil)
     }
 
     /// A value as it reads in a message: a string in quotes, else its kind.

@@ -105,12 +105,3 @@ package enum RecordedTime {
         }
     }
 }
-
-extension Array where Element == UInt8 {
-    /// Without the blanks (space, tab, CR, LF) around it.
-    var trimmed: ArraySlice<UInt8> {
-        let blank: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D || $0 == 0x0A }
-        guard let first = firstIndex(where: { !blank($0) }), let last = lastIndex(where: { !blank($0) }) else { return [] }
-        return self[first...last]
-    }
-}
