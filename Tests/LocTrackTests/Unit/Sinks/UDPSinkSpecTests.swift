@@ -57,10 +57,15 @@ struct UDPSinkSpecTests {
 
     @Test("given a host that does not resolve when the sink starts then it is one line and exit 69")
     func unresolvableHost() {
-        #expect(throws: SinkStartError(
-            "--publish udp://no-such-host.invalid:10110: cannot resolve no-such-host.invalid: Name or service not known",
-            exitCode: .unavailable)) {
+        do {
             _ = try UDPSinkSpec(host: "no-such-host.invalid").start(.forDoubles())
+            Issue.record("started")
+        } catch {
+            // The resolver's own reason follows: "Name or service not known" with a DNS server,
+            // "Temporary failure in name resolution" without one (the trixie root's namespace).
+            #expect(error.description.hasPrefix("--publish udp://no-such-host.invalid:10110: cannot resolve no-such-host.invalid: "))
+            #expect(!error.description.contains("\n"))
+            #expect(error.exitCode == .unavailable)
         }
     }
 }
