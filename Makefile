@@ -114,10 +114,10 @@ all: build
 # for whoever changes the targets, not for building or testing).
 FIGURES := docs/figures
 figures:
-	@command -v dot >/dev/null 2>&1 || { sudo=$$( [ "$$(id -u)" -eq 0 ] || echo sudo ); $$sudo apt-get install -y graphviz >/dev/null; }
+	@bash scripts/install-deps.sh figures
 	@work=$$(mktemp -d) && trap 'rm -rf "$$work"' EXIT && \
-		$(SWIFT) package dump-package > "$$work/root.json" && \
-		$(SWIFT) package --package-path $(SERVE_DIR) dump-package > "$$work/serve.json" && \
+		$(SWIFT) package --scratch-path "$$work/root" dump-package > "$$work/root.json" && \
+		$(SWIFT) package --package-path $(SERVE_DIR) --scratch-path "$$work/serve" dump-package > "$$work/serve.json" && \
 		python3 scripts/architecture-dot.py "$$work/root.json" "$$work/serve.json" > $(FIGURES)/architecture.dot
 	dot -Tsvg $(FIGURES)/architecture.dot -o $(FIGURES)/architecture.svg
 
@@ -125,8 +125,8 @@ figures:
 figures-check:
 	@command -v dot >/dev/null 2>&1 || { echo "figures-check: needs Graphviz (make figures installs it)" >&2; exit 1; }
 	@work=$$(mktemp -d) && trap 'rm -rf "$$work"' EXIT && \
-		$(SWIFT) package dump-package > "$$work/root.json" && \
-		$(SWIFT) package --package-path $(SERVE_DIR) dump-package > "$$work/serve.json" && \
+		$(SWIFT) package --scratch-path "$$work/root" dump-package > "$$work/root.json" && \
+		$(SWIFT) package --package-path $(SERVE_DIR) --scratch-path "$$work/serve" dump-package > "$$work/serve.json" && \
 		python3 scripts/architecture-dot.py "$$work/root.json" "$$work/serve.json" > "$$work/architecture.dot" && \
 		dot -Tsvg "$$work/architecture.dot" -o "$$work/architecture.svg" && \
 		cmp -s "$$work/architecture.dot" $(FIGURES)/architecture.dot && cmp -s "$$work/architecture.svg" $(FIGURES)/architecture.svg || \

@@ -30,6 +30,8 @@
 #                             with its own configuration; installing nginx-light also starts
 #                             Debian's own nginx service on port 80 where systemd runs, which
 #                             the bench does not use)
+#   figures graphviz          `make figures` and `make figures-check` draw the architecture
+#                             figure with dot
 #   trixie  debootstrap       `make trixie-root` makes a Debian 13 root with it (scripts/trixie/)
 #           iproute2, procps  `make trixie-test` brings up the loopback of its network namespace
 #                             (ip) and ends the namespaces when stopped (pkill): a minimal
@@ -50,8 +52,9 @@ group_packages() {
         venv) echo python3-venv ;;
         browser) echo chromium chromium-driver python3-selenium ;;
         bench) echo wrk nginx-light ;;
+        figures) echo graphviz ;;
         trixie) echo debootstrap iproute2 procps ;;
-        *) echo "deps: no group '$1' (build, demo, test, traccar, deb, venv, browser, bench, trixie)" >&2; return 1 ;;
+        *) echo "deps: no group '$1' (build, demo, test, traccar, deb, venv, browser, bench, figures, trixie)" >&2; return 1 ;;
     esac
 }
 
