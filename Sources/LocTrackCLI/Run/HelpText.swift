@@ -248,8 +248,8 @@ enum HelpText {
                                  serve's own fixes (the monitor's file is only read)
           --dwell SECONDS        with --monitor: as 'monitor run --dwell'
           --track PATTERN        also show the fixes 'stream --output PATTERN' recorded
-                                 today (UTC; JSON or GeoJSON lines), so a reload shows
-                                 the day so far
+                                 today (UTC; JSON, GeoJSON or OwnTracks lines), so a
+                                 reload shows the day so far
           --tiles URL-TEMPLATE   a base map from this tile server, as
                                  https://tile.example.org/{z}/{x}/{y}.png ({s}. may start
                                  the host); without it, no base map and nothing fetched
