@@ -21,7 +21,7 @@ public final class Publisher: Sendable {
     /// What the thread runs on: everything but the ``Publisher`` itself, so that a
     /// publisher nobody holds any more is deinitialised, and its deinit stops the thread.
     let core: PublisherCore
-    private let thread = Mutex<JoinableThread?>(nil)
+    private let thread = ThreadOwner()
 
     /// Opens the spool and starts the publisher's thread, which connects at once.
     /// - Parameter onStatus: called on the publisher's thread for every change worth
@@ -34,16 +34,14 @@ public final class Publisher: Sendable {
     ) throws(PublishError) {
         core = try PublisherCore(configuration, hooks: hooks, onStatus: onStatus)
         let core = self.core
-        var started: JoinableThread?
         do throws(Errno) {
-            started = try JoinableThread(named: "loctrack-mqtt") {
+            try thread.start(named: "loctrack-mqtt") {
                 PublisherLoop.runWithLibmosquitto(core)
                 core.end.markEnded()
             }
         } catch {
             throw .thread(error.code)
         }
-        thread.withLock { $0 = started.take() }
     }
 
     /// A publisher dropped without ``finish(drainingFor:)`` stops its thread at once; what
@@ -99,7 +97,7 @@ public final class Publisher: Sendable {
     public func finish(drainingFor drain: Duration = .seconds(2)) async {
         if !core.requestStop(drainingFor: drain) { await core.end.wait() }
         // Its last act done, the thread is returning: the join waits for no more than that.
-        if let ended = thread.withLock({ $0.take() }) { ended.join() }
+        thread.join()
     }
 }
 

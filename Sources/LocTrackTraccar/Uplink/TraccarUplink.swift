@@ -22,7 +22,7 @@ public final class TraccarUplink: Sendable {
     /// What the thread runs on: everything but the uplink itself, so that an uplink nobody
     /// holds any more is deinitialised, and its deinit stops the thread.
     let core: UplinkCore
-    private let thread = Mutex<JoinableThread?>(nil)
+    private let thread = ThreadOwner()
 
     /// How long ``finish(promptly:)`` lets the thread drain: briefly after a signal (the
     /// user wants out), long enough for a backlog otherwise, as `--publish mqtt://` does.
@@ -44,16 +44,14 @@ public final class TraccarUplink: Sendable {
         }
         core = try UplinkCore(configuration, onStatus: onStatus)
         let core = self.core
-        var started: JoinableThread?
         do throws(Errno) {
-            started = try JoinableThread(named: "loctrack-traccar") {
+            try thread.start(named: "loctrack-traccar") {
                 UploaderLoop.runWithCurl(core, library: library)
                 core.end.markEnded()
             }
         } catch {
             throw .thread(error.code)
         }
-        thread.withLock { $0 = started.take() }
     }
 
     /// An uplink dropped without ``finish(drainingFor:)`` stops its thread at once (a
@@ -89,7 +87,7 @@ public final class TraccarUplink: Sendable {
     public func finish(drainingFor drain: Duration) async {
         if !core.requestStop(deadline: Monotonic.milliseconds + drain.milliseconds) { await core.end.wait() }
         // Its last act done, the thread is returning: the join waits for no more than that.
-        if let ended = thread.withLock({ $0.take() }) { ended.join() }
+        thread.join()
     }
 }
 
