@@ -126,7 +126,7 @@ struct UploaderLoop<Transport: HTTPTransport, Jitter: RandomNumberGenerator> {
     private func waitForWork(until deadline: Int64) {
         let timeout = deadline == .max ? -1 : Int32(clamping: max(0, deadline - clock()))
         // A failed poll (ENOMEM) is a short sleep: the loop decides again by the deadline.
-        _ = try? core.wakeUps.wait(milliseconds: timeout)
+        _ = try? core.channel.wakeUps.wait(milliseconds: timeout)
     }
 }
 
