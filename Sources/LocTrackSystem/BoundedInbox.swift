@@ -19,18 +19,18 @@ package final class BoundedInbox<Element: Sendable>: Sendable {
         case refused
     }
 
+    /// How many inputs the inbox holds at most.
+    package let capacity: Int
     private let machine: Mutex<BoundedInboxStateMachine<Element>>
     private let wakeUps: WakeUpPipe
 
     /// An empty inbox for at most `capacity` inputs.
     /// - Throws: pipe(2)'s `Errno` (the process is out of descriptors).
     package init(capacity: Int) throws(Errno) {
+        self.capacity = capacity
         machine = Mutex(BoundedInboxStateMachine(capacity: capacity))
         wakeUps = try WakeUpPipe()
     }
-
-    /// How many inputs the inbox holds at most.
-    package var capacity: Int { machine.withLock { $0.capacity } }
 
     /// Whether ``close(discardingQueued:)`` was called.
     package var isClosed: Bool { machine.withLock { $0.isClosed } }
