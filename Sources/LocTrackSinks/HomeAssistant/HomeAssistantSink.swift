@@ -28,8 +28,9 @@ import LocTrackSystem
 /// (``Sink/take(_:)``): what Home Assistant shows is state (the position, the sensors, the
 /// regions' snapshot), which the newest input, always kept, carries whole; only
 /// intermediate states are lost, which the interval would mostly have held back anyway.
-/// A dropped batch's events count as settled, and once the thread catches up one line on
-/// stderr says how many inputs were dropped.
+/// A dropped batch's events count as settled (in order: once the thread has handled what
+/// came before them), and once the thread catches up one line on stderr says how many
+/// inputs were dropped.
 ///
 /// The thread is the sink's: ``finish(promptly:)`` joins it once it has spooled its last
 /// messages, and a sink released without finishing tells it to stop and joins it.
@@ -48,6 +49,10 @@ package final class HomeAssistantSink: Sink {
         struct State {
             /// Events whose decisions are spooled (or not for Home Assistant, or dropped).
             var settledEvents = 0
+            /// Events of batches the full inbox dropped, not counted as settled yet: the
+            /// thread counts them once it has handled what it took before them, so that the
+            /// count never runs ahead of an older batch still being decided.
+            var droppedEvents = 0
             /// The thread spooled its last messages (``finish(promptly:)``).
             var ended = false
             var endWaiter: CheckedContinuation<Void, Never>?
@@ -112,7 +117,7 @@ package final class HomeAssistantSink: Sink {
     /// Assistant's). Never waits.
     package func take(_ batch: SinkBatch) -> Bool {
         if case .droppedOldest(.batch(let dropped, _)) = inbox.put(.batch(batch, at: Monotonic.milliseconds)) {
-            progress.state.withLock { $0.settledEvents += dropped.eventCount }
+            progress.state.withLock { $0.droppedEvents += dropped.eventCount }
         }
         return true
     }
@@ -150,12 +155,13 @@ package final class HomeAssistantSink: Sink {
                 case .handle(let inputs, let dropped):
                     if dropped > 0 { reportDropped(dropped) }
                     for input in inputs { handle(input) }
+                    settleDropped()
                     continue
                 case .finished:
                     finish()
                     return
                 case .sleep:
-                    break
+                    settleDropped()
                 }
                 let now = Monotonic.milliseconds
                 spool(updates.tick(now: now, spooled: broker.pendingCount))
@@ -177,6 +183,7 @@ package final class HomeAssistantSink: Sink {
         /// The inbox closed: by ``finish(promptly:)``, which waits for what the interval held
         /// back and `offline`; or by the sink's release, which waits for nothing.
         private mutating func finish() {
+            settleDropped()
             let waiter = progress.state.withLock { progress in
                 progress.ended = true
                 defer { progress.endWaiter = nil }
@@ -187,6 +194,15 @@ package final class HomeAssistantSink: Sink {
             spool(updates.heldBack(now: now, spooled: broker.pendingCount)
                   + [HomeAssistantMessage(updates.device.availabilityTopic, "offline")])
             waiter.resume()
+        }
+
+        /// Counts the events of dropped batches as settled: called with everything taken so far
+        /// handled, and the dropped batches newer than that and older than what still waits.
+        private func settleDropped() {
+            progress.state.withLock { progress in
+                progress.settledEvents += progress.droppedEvents
+                progress.droppedEvents = 0
+            }
         }
 
         private func reportDropped(_ count: Int) {
