@@ -66,6 +66,34 @@ struct BoundedInboxTests {
         #expect(missed == 7)
     }
 
+    @Test("given a consumer thread busy with its first input when ten more come into an inbox of three then it next gets the newest three and is told seven were dropped")
+    func busyConsumerMissesTheOldest() throws {
+        let inbox = try BoundedInbox<Int>(capacity: 3)
+        let tookFirst = try WakeUpPipe(), release = try WakeUpPipe(), done = try WakeUpPipe()
+        let takes = Mutex<[(elements: [Int], dropped: Int)]>([])
+        let consumer = ThreadOwner()
+        try consumer.start(named: "test-busy") {
+            while case .handle(let elements, let dropped) = inbox.next() {
+                takes.withLock { $0.append((elements, dropped)) }
+                if elements == [0] {
+                    tookFirst.wake()
+                    _ = try? release.wait(milliseconds: 10_000)  // busy until the test lets it go
+                }
+            }
+            done.wake()
+        }
+        inbox.put(0)
+        #expect(try tookFirst.wait(milliseconds: 10_000))
+        for element in 1...10 { inbox.put(element) }
+        inbox.close()
+        release.wake()
+        #expect(try done.wait(milliseconds: 10_000))
+        consumer.join()
+        let seen = takes.withLock { $0 }
+        #expect(seen.map(\.elements) == [[0], [8, 9, 10]])
+        #expect(seen.map(\.dropped) == [0, 7])
+    }
+
     @Test("given a consumer asleep when the inbox is closed from another thread then it wakes and finishes")
     func closeWakesSleeper() throws {
         let inbox = try BoundedInbox<Int>(capacity: 1)
