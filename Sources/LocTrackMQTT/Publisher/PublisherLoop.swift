@@ -109,7 +109,7 @@ struct PublisherLoop<Transport: MQTTTransport, Jitter: RandomNumberGenerator> {
         do {
             batch = try core.spool.messages(from: first, limit: limit)
         } catch {
-            machine.failed("\(error)")
+            machine.spoolFailed(error)
             return
         }
         // Not expected (the spool keeps its newest message), but an empty batch must not
@@ -132,7 +132,7 @@ struct PublisherLoop<Transport: MQTTTransport, Jitter: RandomNumberGenerator> {
             // Written at once (a SIGKILL cannot undo it), synced about once a second.
             try core.spool.flushAcknowledgements(durably: false)
         } catch {
-            machine.failed("\(error)")
+            machine.spoolFailed(error)
         }
     }
 

@@ -1,11 +1,13 @@
 package import LocTrackSystem
 
-/// What a store-and-forward uplink's status says of its spool: the two lines every uplink
-/// prints the same way, whatever its protocol (LocTrackMQTT's `PublisherStatus`,
-/// LocTrackTraccar's `UplinkStatus`).
+/// What a store-and-forward uplink's status says of its spool, whatever its protocol
+/// (LocTrackMQTT's `PublisherStatus`, LocTrackTraccar's `UplinkStatus`): that its limit
+/// dropped the oldest, and that it failed, with the spool's own error.
 package protocol SpoolUplinkStatus: Sendable {
     /// The spool reached its limit: this many of its oldest messages were dropped.
     static func droppedOldest(count: Int, limitBytes: Int64) -> Self
+    /// The spool failed (a full disk, damage): the uplink stopped.
+    static func spoolFailed(_ error: SpoolError) -> Self
 }
 
 /// What a store-and-forward uplink's program and its thread share, whatever the protocol:

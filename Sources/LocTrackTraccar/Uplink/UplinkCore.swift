@@ -49,7 +49,7 @@ final class UplinkCore: SpoolUplinkCore {
         do {
             _ = try channel.append(positions.map { SpoolMessage(topic: Self.topic, payload: $0, qos: 1, retain: false) })
         } catch {
-            onStatus(.failed(reason: error.description))
+            onStatus(.spoolFailed(error))
             channel.wakeUps.wake()
             return false
         }

@@ -93,7 +93,7 @@ struct UploaderLoop<Transport: HTTPTransport, Jitter: RandomNumberGenerator> {
             position = next
         } catch {
             // Fatal: the machine's next action is the report, then the end.
-            machine.failed(error.description)
+            machine.spoolFailed(error)
             return
         }
         let outcome = transport.send(query: position.message.payload)
@@ -118,7 +118,7 @@ struct UploaderLoop<Transport: HTTPTransport, Jitter: RandomNumberGenerator> {
             // Written at once (a SIGKILL cannot undo it), synced about once a second.
             try core.spool.flushAcknowledgements(durably: false)
         } catch {
-            machine.failed(error.description)
+            machine.spoolFailed(error)
         }
     }
 
