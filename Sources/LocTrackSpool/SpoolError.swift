@@ -1,9 +1,11 @@
 import LocTrackSystem
 
 /// Why the spool failed, on one line naming the file: the system call and its errno,
-/// damage found on disk, a message it cannot store, or a spool already in use.
-package struct SpoolError: Error, Sendable, Hashable, CustomStringConvertible {
-    package enum Kind: Sendable, Hashable {
+/// damage found on disk, a message it cannot store, or a spool already in use. Public:
+/// the uplinks (LocTrackMQTT's `Publisher`, LocTrackTraccar's `TraccarUplink`) throw it
+/// as it is, not as a string.
+public struct SpoolError: Error, Sendable, Hashable, CustomStringConvertible {
+    public enum Kind: Sendable, Hashable {
         /// A system call failed: `operation` in words ("sync", "read"), and its errno.
         case io(operation: String, errorNumber: Int32)
         /// The file holds something the spool never writes: messages would be lost if it
@@ -17,8 +19,8 @@ package struct SpoolError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The file or folder concerned.
-    package var path: String
-    package var kind: Kind
+    public var path: String
+    public var kind: Kind
 
     package init(path: String, kind: Kind) {
         self.path = path
@@ -33,7 +35,7 @@ package struct SpoolError: Error, Sendable, Hashable, CustomStringConvertible {
         SpoolError(path: path, kind: .corrupt(offset: offset, reason: reason))
     }
 
-    package var description: String {
+    public var description: String {
         switch kind {
         case let .io(operation, errorNumber):
             return "spool: cannot \(operation) \(path): \(Errno(code: errorNumber))"

@@ -25,7 +25,7 @@ package final class SignalWatcher: Sendable {
     }
 
     private let control: Control
-    private let thread = Mutex<JoinableThread?>(nil)
+    private let thread = ThreadOwner()
 
     /// Starts watching.
     /// - Parameters:
@@ -42,10 +42,9 @@ package final class SignalWatcher: Sendable {
         let descriptor = FileDescriptor(owning: try valueOrErrno { loctrack_signal_descriptor(&set) })
         let control = try Control(signals: SharedDescriptor(descriptor))
         self.control = control
-        var started: JoinableThread? = try JoinableThread(named: "loctrack-signal") {
+        try thread.start(named: "loctrack-signal") {
             Self.run(control, timeout: timeout, onTimeout: onTimeout, onSignal: onSignal)
         }
-        thread.withLock { $0 = started.take() }
     }
 
     /// Stops the thread and waits until it has ended; later calls do nothing. Called from
@@ -53,7 +52,7 @@ package final class SignalWatcher: Sendable {
     package func stop() {
         control.stopRequested.store(true, ordering: .sequentiallyConsistent)
         control.wakeUps.wake()
-        if let running = thread.withLock({ $0.take() }) { running.join() }
+        thread.join()
     }
 
     deinit { stop() }

@@ -3,8 +3,8 @@ import Synchronization
 /// Whether a thread's body has returned, for an owner that must not block a task while it
 /// waits: the owner asks its thread to stop, awaits ``wait()`` (or registers ``whenEnded(_:)``),
 /// then joins the ``JoinableThread``, which by then waits for no more than the return. The
-/// thread calls ``markEnded()`` as its last act. Shared by the MQTT publisher and the Traccar
-/// uplink.
+/// thread calls ``markEnded()`` as its last act. LocTrackSpool's uplink shell (the MQTT
+/// publisher's and the Traccar uplink's thread) waits on it.
 package final class ThreadEnd: Sendable {
     private struct State {
         var ended = false

@@ -1,4 +1,5 @@
 @testable import LocTrackTraccar
+import LocTrackSpool
 import Testing
 
 @Suite("Uploader state machine: oldest first, one at a time, retries and refusals", .timeLimit(.minutes(1)))
@@ -228,8 +229,9 @@ struct UploaderStateMachineTests {
     func spoolFailureIsFatal() {
         var machine = Self.machine()
         #expect(machine.nextAction(now: 0) == .send(from: 10))
-        machine.failed("spool: /x/00000000000000000000.seg is damaged")
-        #expect(machine.nextAction(now: 0) == .report(.failed(reason: "spool: /x/00000000000000000000.seg is damaged")))
+        let damage = SpoolError.corrupt("/x/00000000000000000000.seg", at: nil, "a record's CRC does not match")
+        machine.spoolFailed(damage)
+        #expect(machine.nextAction(now: 0) == .report(.spoolFailed(damage)))
         #expect(machine.nextAction(now: 0) == .finish)
     }
 

@@ -36,12 +36,12 @@ final class ConnectAttempt: Sendable {
     }
 
     private let outcome = Outcome()
-    private let thread = Mutex<JoinableThread?>(nil)
+    private let thread = ThreadOwner()
 
     /// Starts connecting; `control`'s wake-up pipe is woken when the attempt is done.
     init(connector: any GPSDConnector, source: GPSDSource, control: ReaderControl) throws(Errno) {
         let outcome = self.outcome
-        var started: JoinableThread? = try JoinableThread(named: "loctrack-connect") {
+        try thread.start(named: "loctrack-connect") {
             let result: Result<any GPSDTransport, LocTrackError>
             do throws(LocTrackError) {
                 result = .success(try connector.connect(to: source))
@@ -55,7 +55,6 @@ final class ConnectAttempt: Sendable {
             }
             if wanted { control.wakeUps.wake() }
         }
-        thread.withLock { $0 = started.take() }
     }
 
     /// The outcome, once; nil while `connect()` is still running.
@@ -76,6 +75,6 @@ final class ConnectAttempt: Sendable {
             return nil
         }
         _ = late  // released here, on the reader thread: its deinit closes the socket
-        if let running = thread.withLock({ $0.take() }) { running.handToReaper() }
+        thread.handToReaper()
     }
 }

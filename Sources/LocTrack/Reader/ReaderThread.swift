@@ -44,11 +44,10 @@ final class ReaderThread: Sendable {
         self.deliver = deliver
     }
 
-    /// Starts the thread.
-    /// - Returns: the thread, joined when the returned handle goes away.
-    func start() throws(LocTrackError) -> JoinableThread {
+    /// Starts the thread, `owner`'s from then on: joined when the owner goes.
+    func start(ownedBy owner: borrowing ThreadOwner) throws(LocTrackError) {
         do throws(Errno) {
-            return try JoinableThread(named: "loctrack-gpsd") { [self] in run() }
+            try owner.start(named: "loctrack-gpsd") { [self] in run() }
         } catch {
             throw LocTrackError(.cannotConnect, source: source, failedCall: "starting the reader thread", error)
         }

@@ -38,7 +38,7 @@ public final class GPSDSession: Sendable {
     final class Connection: Sendable {
         let reader: ReaderThread
         let processor: SerialProcessor
-        private let thread = Mutex<JoinableThread?>(nil)
+        private let thread = ThreadOwner()
 
         init(reader: ReaderThread, processor: SerialProcessor) {
             self.reader = reader
@@ -47,8 +47,7 @@ public final class GPSDSession: Sendable {
 
         /// Starts the reader thread.
         func start() throws(LocTrackError) {
-            var started: JoinableThread? = try reader.start()
-            thread.withLock { $0 = started.take() }
+            try reader.start(ownedBy: thread)
         }
 
         // The thread property goes after this: the stop is asked first, then the join waits.

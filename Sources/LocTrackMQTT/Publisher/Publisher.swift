@@ -1,6 +1,6 @@
 import LocTrack
 import Synchronization
-import LocTrackSpool
+public import LocTrackSpool
 import LocTrackSystem
 
 /// Publishes messages to an MQTT broker with nothing lost: store and forward.
@@ -14,14 +14,14 @@ import LocTrackSystem
 /// nothing: the spool is sent first on reconnect and on the next start.
 ///
 /// The thread is ``PublisherLoop``, which performs what ``PublisherStateMachine`` decides,
-/// over an ``MQTTTransport``. It is the publisher's: ``finish(drainingFor:)`` returns once
-/// it has ended and been joined, and a publisher released without `finish` stops it and
-/// joins it in its `deinit`.
+/// over an ``MQTTTransport``; the spool, the wake-up, the thread and the drain at the end
+/// are LocTrackSpool's store-and-forward shell (``SpoolUplinkThread``, ``UplinkChannel``).
+/// The thread is the publisher's: ``finish(drainingFor:)`` returns once it has ended and
+/// been joined, and a publisher released without `finish` stops it and joins it.
 public final class Publisher: Sendable {
-    /// What the thread runs on: everything but the ``Publisher`` itself, so that a
-    /// publisher nobody holds any more is deinitialised, and its deinit stops the thread.
-    let core: PublisherCore
-    private let thread = Mutex<JoinableThread?>(nil)
+    /// The thread, and what it runs on: everything but the ``Publisher`` itself.
+    private let thread: SpoolUplinkThread<PublisherCore>
+    var core: PublisherCore { thread.core }
 
     /// Opens the spool and starts the publisher's thread, which connects at once.
     /// - Parameter onStatus: called on the publisher's thread for every change worth
@@ -32,26 +32,14 @@ public final class Publisher: Sendable {
         _ configuration: PublisherConfiguration, hooks: PublisherHooks = PublisherHooks(),
         onStatus: @escaping @Sendable (PublisherStatus) -> Void
     ) throws(PublishError) {
-        core = try PublisherCore(configuration, hooks: hooks, onStatus: onStatus)
-        let core = self.core
-        var started: JoinableThread?
+        let core = try PublisherCore(configuration, hooks: hooks, onStatus: onStatus)
         do throws(Errno) {
-            started = try JoinableThread(named: "loctrack-mqtt") {
+            thread = try SpoolUplinkThread(named: "loctrack-mqtt", core: core) { core in
                 PublisherLoop.runWithLibmosquitto(core)
-                core.end.markEnded()
             }
         } catch {
             throw .thread(error.code)
         }
-        thread.withLock { $0 = started.take() }
-    }
-
-    /// A publisher dropped without ``finish(drainingFor:)`` stops its thread at once; what
-    /// the broker has not acknowledged stays in the spool. The thread is joined as the
-    /// handle goes, after this (by ``ThreadReaper`` when this runs on the thread itself:
-    /// a status callback that held the last reference).
-    deinit {
-        core.requestStop(drainingFor: .zero)
     }
 
     /// Spools `payloads` as messages on `topic` (in order, durably) and wakes the thread.
@@ -76,18 +64,11 @@ public final class Publisher: Sendable {
     }
 
     private func spool(_ messages: [SpoolMessage]) throws(PublishError) -> Int {
-        let configuration = core.configuration
-        let result: SpoolAppendResult
         do {
-            result = try core.spool.append(messages)
+            return try core.channel.append(messages)
         } catch {
-            throw .spool(error.description)
+            throw .spool(error)
         }
-        core.wakeUps.wake()
-        if result.droppedOldest > 0 {
-            core.onStatus(.droppedOldest(count: result.droppedOldest, limitBytes: configuration.spoolLimitBytes))
-        }
-        return result.droppedOldest
     }
 
     /// Messages in the spool not yet acknowledged by the broker.
@@ -97,14 +78,12 @@ public final class Publisher: Sendable {
     /// is spooled (while connected), then disconnects. What is not acknowledged stays in
     /// the spool for the next start.
     public func finish(drainingFor drain: Duration = .seconds(2)) async {
-        if !core.requestStop(drainingFor: drain) { await core.end.wait() }
-        // Its last act done, the thread is returning: the join waits for no more than that.
-        if let ended = thread.withLock({ $0.take() }) { ended.join() }
+        await thread.finish(drainingFor: drain)
     }
 }
 
 /// The publisher's state shared by the program and the thread.
-final class PublisherCore: Sendable {
+final class PublisherCore: SpoolUplinkCore {
     struct Shared {
         var stopRequested = false
         /// How long a stopping thread waits for acknowledgements, from when it sees the request.
@@ -112,13 +91,11 @@ final class PublisherCore: Sendable {
     }
 
     let configuration: PublisherConfiguration
-    let spool: Spool
-    let wakeUps: WakeUpPipe
+    let channel: UplinkChannel<PublisherStatus>
     let shared = Mutex(Shared())
-    /// The thread's end, which ``Publisher/finish(drainingFor:)`` awaits before joining it.
-    let end = ThreadEnd()
-    let onStatus: @Sendable (PublisherStatus) -> Void
     let hooks: PublisherHooks
+
+    var spool: Spool { channel.spool }
 
     init(
         _ configuration: PublisherConfiguration, hooks: PublisherHooks = PublisherHooks(),
@@ -126,45 +103,41 @@ final class PublisherCore: Sendable {
     ) throws(PublishError) {
         self.configuration = configuration
         self.hooks = hooks
-        self.onStatus = onStatus
         do {
-            spool = try Spool(directory: configuration.spoolDirectory, limitBytes: configuration.spoolLimitBytes)
+            channel = try UplinkChannel(
+                spoolDirectory: configuration.spoolDirectory, limitBytes: configuration.spoolLimitBytes, onStatus: onStatus)
         } catch {
-            throw .spool(error.description)
-        }
-        do {
-            wakeUps = try WakeUpPipe()
-        } catch {
-            throw .thread(error.code)
+            switch error {
+            case .spool(let error): throw .spool(error)
+            case .wakeUpPipe(let error): throw .thread(error.code)
+            }
         }
     }
 
-    /// Asks the thread to stop (the first request sets the deadline) and wakes it.
-    /// - Returns: whether the thread has already ended.
-    @discardableResult
-    func requestStop(drainingFor drain: Duration) -> Bool {
+    /// The first request sets the drain, which the thread counts from when it sees it.
+    func recordStopRequest(drainingFor drain: Duration) {
         shared.withLock { shared in
             if !shared.stopRequested {
                 shared.stopRequested = true
                 shared.drain = drain
             }
         }
-        wakeUps.wake()
-        return end.hasEnded
     }
 }
 
 /// Why a ``Publisher`` could not start or take a message.
 public enum PublishError: Error, Sendable, CustomStringConvertible {
     /// The spool failed (its folder cannot be made, a full disk, a corrupt spool, another
-    /// process using it): the one line that says which file and why.
-    case spool(String)
+    /// process using it): its error says which file and why.
+    case spool(SpoolError)
     case thread(Int32)
 
     public var description: String {
         switch self {
-        case .spool(let reason): reason
+        case .spool(let error): error.description
         case .thread(let code): "cannot start the publisher's thread: \(Errno(code: code))"
         }
     }
 }
+
+extension PublisherStatus: SpoolUplinkStatus {}

@@ -61,7 +61,7 @@ struct PublisherLoop<Transport: MQTTTransport, Jitter: RandomNumberGenerator> {
             case .acknowledge(let sequences):
                 acknowledge(sequences)
             case .report(let status):
-                core.onStatus(status)
+                core.channel.report(status)
             case .disconnect:
                 transport.disconnect()
             case .sleep(let deadline):
@@ -109,7 +109,7 @@ struct PublisherLoop<Transport: MQTTTransport, Jitter: RandomNumberGenerator> {
         do {
             batch = try core.spool.messages(from: first, limit: limit)
         } catch {
-            machine.failed("\(error)")
+            machine.spoolFailed(error)
             return
         }
         // Not expected (the spool keeps its newest message), but an empty batch must not
@@ -132,7 +132,7 @@ struct PublisherLoop<Transport: MQTTTransport, Jitter: RandomNumberGenerator> {
             // Written at once (a SIGKILL cannot undo it), synced about once a second.
             try core.spool.flushAcknowledgements(durably: false)
         } catch {
-            machine.failed("\(error)")
+            machine.spoolFailed(error)
         }
     }
 
@@ -141,11 +141,11 @@ struct PublisherLoop<Transport: MQTTTransport, Jitter: RandomNumberGenerator> {
     private mutating func waitForWork(until deadline: Int64) {
         let timeout = Int32(clamping: max(0, deadline - Monotonic.milliseconds))
         let socket = transport.socket
-        descriptors.set(0, descriptor: core.wakeUps.readDescriptor, events: .readable)
+        descriptors.set(0, descriptor: core.channel.wakeUps.readDescriptor, events: .readable)
         descriptors.set(1, descriptor: socket, events: transport.wantsWrite ? [.readable, .writable] : .readable)
         // A failed poll (ENOMEM) is a short sleep: the loop decides again by the deadline.
         _ = try? descriptors.wait(entries: socket >= 0 ? 2 : 1, milliseconds: timeout)
-        if !descriptors.returned(0).isEmpty { core.wakeUps.drain() }
+        if !descriptors.returned(0).isEmpty { core.channel.wakeUps.drain() }
     }
 }
 
@@ -157,7 +157,7 @@ extension PublisherLoop where Transport == MQTTConnection, Jitter == SystemRando
         do throws(MQTTError) {
             connection = try MQTTConnection(core.configuration)
         } catch {
-            core.onStatus(.failed(reason: "\(error)"))
+            core.channel.report(.failed(reason: "\(error)"))
             return
         }
         var loop = PublisherLoop(core: core, transport: connection, jitter: SystemRandomNumberGenerator())

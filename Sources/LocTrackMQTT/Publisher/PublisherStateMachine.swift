@@ -1,4 +1,5 @@
 import LocTrack
+import LocTrackSpool
 
 /// The publisher's decisions, with no I/O: when to connect, what to send, what the
 /// broker's acknowledgements retire, what to report, when to stop. Pure: it reads no
@@ -145,11 +146,11 @@ struct PublisherStateMachine<Jitter: RandomNumberGenerator> {
         if stopDeadline == nil { stopDeadline = deadline }
     }
 
-    /// Something that cannot be retried failed (reading the spool, writing its head,
-    /// setting up the client): report it and stop.
-    mutating func failed(_ reason: String) {
+    /// The spool failed (reading it, writing its head), which retrying cannot mend: report
+    /// its error and stop.
+    mutating func spoolFailed(_ error: SpoolError) {
         guard !fatal else { return }
-        reports.append(.failed(reason: reason))
+        reports.append(.spoolFailed(error))
         fatal = true
     }
 

@@ -1,5 +1,6 @@
 import LocTrack
 import LocTrackSystem
+public import LocTrackSpool
 
 /// What happened to the publisher's connection or spool, for a program to report
 /// (loctrack prints each on stderr, an outage once).
@@ -14,14 +15,15 @@ public enum PublisherStatus: Sendable, Hashable, CustomStringConvertible {
     case refused(BrokerURL, reason: String)
     /// The spool reached its limit: this many of its oldest messages were dropped.
     case droppedOldest(count: Int, limitBytes: Int64)
-    /// The spool or the client failed (a full disk, an unusable TLS set-up): the
-    /// publisher stopped.
+    /// The spool failed (a full disk, damage): the publisher stopped.
+    case spoolFailed(SpoolError)
+    /// The client failed (an unusable TLS set-up): the publisher stopped.
     case failed(reason: String)
 
     /// Whether the publisher has stopped for good.
     public var isFatal: Bool {
         switch self {
-        case .refused, .failed: true
+        case .refused, .spoolFailed, .failed: true
         default: false
         }
     }
@@ -36,6 +38,8 @@ public enum PublisherStatus: Sendable, Hashable, CustomStringConvertible {
             "the MQTT broker at \(broker.host):\(broker.port) refused the login: \(reason)"
         case .droppedOldest(let count, let limit):
             "the spool is full (--spool-limit \(limit) bytes): dropped its \(count) oldest message\(count == 1 ? "" : "s")"
+        case .spoolFailed(let error):
+            "publishing failed: \(error)"
         case .failed(let reason):
             "publishing failed: \(reason)"
         }

@@ -5,7 +5,8 @@ import Synchronization
 
 /// Keeps the odometer on disk (``OdometerStore``) from a thread of its own,
 /// `loctrack-odometer`, so that the command's loop never waits for a file: the loop hands
-/// each reading over under a lock that only swaps a value; the thread writes.
+/// each higher reading to an inbox of one (``BoundedInbox``: a newer reading replaces one
+/// not yet written, which the newer one includes); the thread writes.
 ///
 /// While parked the odometer does not grow and the thread sleeps: no wake-up, no write.
 /// While moving the thread is woken by a higher reading and writes at most once a second
@@ -13,10 +14,19 @@ import Synchronization
 /// power cut loses at most about the last second's metres. ``finish()`` writes the last
 /// reading and joins the thread.
 package final class OdometerKeeper: Sendable {
+    /// A reading handed over, with its receiver time.
+    private struct Handover: Sendable {
+        let reading: OdometerReading
+        let time: Timestamp
+    }
+
     /// The reading the odometer starts from: the stored one.
     package let startingMetres: Double
-    private let channel: Channel
-    private let thread = Mutex<JoinableThread?>(nil)
+    /// The highest reading handed over, written or not (parked readings equal it): only a
+    /// higher one goes to the thread.
+    private let highestMetres: Mutex<Double>
+    private let inbox: BoundedInbox<Handover>
+    private let thread = ThreadOwner()
 
     /// Opens the odometer kept at `path` and starts its thread.
     /// - Throws: the store's error (a corrupt file), or the system's.
@@ -28,18 +38,18 @@ package final class OdometerKeeper: Sendable {
             throw .store(error)
         }
         startingMetres = store.metres
+        highestMetres = Mutex(store.metres)
         do {
-            channel = Channel(wakeUp: try WakeUpPipe(), storedMetres: store.metres)
+            inbox = try BoundedInbox(capacity: 1)
         } catch {
             throw .system("cannot make the odometer's wake-up pipe", error)
         }
-        let channel = self.channel
+        let inbox = self.inbox
         do {
-            var started: JoinableThread? = try JoinableThread(named: "loctrack-odometer") {
+            try thread.start(named: "loctrack-odometer") {
                 var store = store
-                channel.writeUntilStopped(&store)
+                Self.writeUntilFinished(inbox, &store)
             }
-            thread.withLock { $0 = started.take() }
         } catch {
             throw .system("cannot start the odometer's thread", error)
         }
@@ -48,85 +58,46 @@ package final class OdometerKeeper: Sendable {
     deinit { finish() }
 
     /// Hands `reading` over; returns at once. Only a reading higher than the last one
-    /// handed over wakes the thread, and only when it is not awake for one already.
+    /// handed over goes to the thread, and wakes it only when it is not awake for one already.
     package func keep(_ reading: OdometerReading, at time: Timestamp) {
-        if channel.hand(reading, at: time) { channel.wakeUp.wake() }
+        let higher = highestMetres.withLock { highest in
+            guard reading.metres > highest else { return false }
+            highest = reading.metres
+            return true
+        }
+        if higher { inbox.put(Handover(reading: reading, time: time)) }
     }
 
     /// Writes the last reading and joins the thread. Idempotent.
     package func finish() {
-        channel.stop()
-        let joining = thread.withLock { $0.take() }
-        joining?.join()
+        inbox.close()
+        thread.join()
     }
 
-    /// What the keeper and its thread share. The thread holds this, not the keeper, so that
-    /// the keeper's `deinit` can stop it.
-    private final class Channel: Sendable {
-        struct Handover: Sendable {
-            /// The highest reading handed over, written or not (parked readings equal it).
-            var highestMetres: Double
-            /// The reading to write next, with its receiver time.
-            var pending: (reading: OdometerReading, time: Timestamp)?
-            /// Whether the thread was woken for `pending` and has not taken it yet.
-            var woken = false
-            var stopping = false
+    /// The thread: sleeps until a reading comes, waits out the spacing (``finish()`` cuts it
+    /// short), writes the latest reading; once finished writes what is left and returns.
+    private static func writeUntilFinished(_ inbox: BoundedInbox<Handover>, _ store: inout OdometerStore) {
+        var lastWrite = Int64.min / 2
+        var reported = false
+        func attempt(_ write: (inout OdometerStore) throws(OdometerStoreError) -> Void) {
+            do throws(OdometerStoreError) {
+                try write(&store)
+            } catch where !reported {
+                // A full disk or a read-only folder: the odometer goes on counting in memory.
+                printError("odometer: \(error); it counts on, but a restart resumes from the last kept value")
+                reported = true
+            } catch {}
         }
-
-        let wakeUp: WakeUpPipe
-        let handover: Mutex<Handover>
-
-        init(wakeUp: WakeUpPipe, storedMetres: Double) {
-            self.wakeUp = wakeUp
-            handover = Mutex(Handover(highestMetres: storedMetres))
+        while case .handle(let first, _) = inbox.next() {
+            var latest = first[first.count - 1]
+            let due = lastWrite + writeSpacingMilliseconds - Monotonic.milliseconds
+            if due > 0, !inbox.isClosed { inbox.wait(milliseconds: Int32(clamping: due)) }
+            // What came meanwhile replaced the reading in the inbox: the newest is written.
+            if case .handle(let newer, _) = inbox.take() { latest = newer[newer.count - 1] }
+            attempt { store throws(OdometerStoreError) in try store.record(latest.reading, at: latest.time) }
+            lastWrite = Monotonic.milliseconds
         }
-
-        /// - Returns: whether the thread must be woken.
-        func hand(_ reading: OdometerReading, at time: Timestamp) -> Bool {
-            handover.withLock { handover in
-                guard !handover.stopping, reading.metres > handover.highestMetres else { return false }
-                handover.highestMetres = reading.metres
-                handover.pending = (reading, time)
-                defer { handover.woken = true }
-                return !handover.woken
-            }
-        }
-
-        func stop() {
-            handover.withLock { $0.stopping = true }
-            wakeUp.wake()
-        }
-
-        /// The thread: sleeps until woken, waits out the spacing (a stop cuts it short),
-        /// writes the latest reading; on a stop writes what is left and returns.
-        func writeUntilStopped(_ store: inout OdometerStore) {
-            var lastWrite = Int64.min / 2
-            var reported = false
-            while true {
-                _ = try? wakeUp.wait(milliseconds: -1)
-                let due = lastWrite + OdometerKeeper.writeSpacingMilliseconds - Monotonic.milliseconds
-                if due > 0, !handover.withLock({ $0.stopping }) {
-                    _ = try? wakeUp.wait(milliseconds: Int32(clamping: due))
-                }
-                let (pending, stopping) = handover.withLock { handover in
-                    defer {
-                        handover.pending = nil
-                        handover.woken = false
-                    }
-                    return (handover.pending, handover.stopping)
-                }
-                do throws(OdometerStoreError) {
-                    if let pending { try store.record(pending.reading, at: pending.time) }
-                    if stopping { try store.flush() }
-                } catch where !reported {
-                    // A full disk or a read-only folder: the odometer goes on counting in memory.
-                    printError("odometer: \(error); it counts on, but a restart resumes from the last kept value")
-                    reported = true
-                } catch {}
-                lastWrite = Monotonic.milliseconds
-                if stopping { return }
-            }
-        }
+        attempt { store throws(OdometerStoreError) in try store.flush() }
     }
 
     /// Writes are this far apart at least, in wall-clock milliseconds.

@@ -22,44 +22,49 @@ import LocTrackSystem
 /// the thread sleeps until what the interval held back is due (``HomeAssistantUpdates/nextDue(now:)``),
 /// or, with nothing held back, until the next input.
 ///
+/// The inbox holds at most ``inboxCapacity`` inputs (a batch each: about 100 s of a 10 Hz
+/// receiver; it fills only when spooling stalls, a disk that stopped taking writes). When
+/// full, the **oldest** input is dropped for the new one, never the caller made to wait
+/// (``Sink/take(_:)``): what Home Assistant shows is state (the position, the sensors, the
+/// regions' snapshot), which the newest input, always kept, carries whole; only
+/// intermediate states are lost, which the interval would mostly have held back anyway.
+/// A dropped batch's events count as settled (in order: once the thread has handled what
+/// came before them), and once the thread catches up one line on stderr says how many
+/// inputs were dropped.
+///
 /// The thread is the sink's: ``finish(promptly:)`` joins it once it has spooled its last
 /// messages, and a sink released without finishing tells it to stop and joins it.
 package final class HomeAssistantSink: Sink {
-    private let broker: BrokerConnection
-    private let inbox: Inbox
-    private let thread = Mutex<JoinableThread?>(nil)
+    /// Inputs the thread's inbox holds at most.
+    package static let inboxCapacity = 1024
 
-    /// What the thread has to do, handed over under a short lock.
-    private final class Inbox: Sendable {
-        enum Input {
-            case batch(SinkBatch, at: Int64)
-            case received(ReceivedMessage)
-            /// The command ends: send what is held back and `offline`, then stop.
-            case finish
-            /// The sink is gone without finishing: stop at once.
-            case stop
-        }
+    /// What the thread has to do, in the order it came.
+    private enum Input: Sendable {
+        case batch(SinkBatch, at: Int64)
+        case received(ReceivedMessage)
+    }
 
+    /// What the program and the thread share besides the inbox.
+    private final class Progress: Sendable {
         struct State {
-            var inputs: [Input] = []
-            /// Events whose decisions are spooled (or not for Home Assistant).
+            /// Events whose decisions are spooled (or not for Home Assistant, or dropped).
             var settledEvents = 0
+            /// Events of batches the full inbox dropped, not counted as settled yet: the
+            /// thread counts them once it has handled what it took before them, so that the
+            /// count never runs ahead of an older batch still being decided.
+            var droppedEvents = 0
+            /// The thread spooled its last messages (``finish(promptly:)``).
             var ended = false
             var endWaiter: CheckedContinuation<Void, Never>?
         }
 
         let state = Mutex(State())
-        let wakeUps: WakeUpPipe
-
-        init() throws(Errno) {
-            wakeUps = try WakeUpPipe()
-        }
-
-        func put(_ input: Input) {
-            state.withLock { $0.inputs.append(input) }
-            wakeUps.wake()
-        }
     }
+
+    private let broker: BrokerConnection
+    private let inbox: BoundedInbox<Input>
+    private let progress = Progress()
+    private let thread = ThreadOwner()
 
     /// Opens the spool, starts publishing and the sink's thread, and announces the device.
     package init(
@@ -68,9 +73,9 @@ package final class HomeAssistantSink: Sink {
     ) throws(PublishingSetupError) {
         let device = HomeAssistantDevice(
             options: homeAssistant, clientID: options.clientID, base: options.broker.topic, hostName: HostName.current())
-        let inbox: Inbox
+        let inbox: BoundedInbox<Input>
         do {
-            inbox = try Inbox()
+            inbox = try BoundedInbox(capacity: Self.inboxCapacity)
         } catch {
             throw .publisher(.thread(error.code))
         }
@@ -90,46 +95,47 @@ package final class HomeAssistantSink: Sink {
             device: device, intervalSeconds: homeAssistant.intervalSeconds, maximumError: homeAssistant.maximumError,
             withRegions: withRegions)
         let broker = self.broker
-        var started: JoinableThread?
+        let progress = self.progress
         do throws(Errno) {
-            started = try JoinableThread(named: "loctrack-ha") {
-                var loop = HomeAssistantLoop(updates: updates, broker: broker, inbox: inbox)
+            try thread.start(named: "loctrack-ha") {
+                var loop = HomeAssistantLoop(updates: updates, broker: broker, inbox: inbox, progress: progress)
                 loop.run()
             }
         } catch {
             throw .publisher(.thread(error.code))
         }
-        thread.withLock { $0 = started.take() }
     }
 
-    /// A sink released without ``finish(promptly:)``: its thread stops and is joined.
+    /// A sink released without ``finish(promptly:)``: its thread stops at once (what waits
+    /// in the inbox is not spooled), and is joined as the owner goes, after this.
     deinit {
-        inbox.put(.stop)
-        if let running = thread.withLock({ $0.take() }) { running.join() }
+        inbox.close(discardingQueued: true)
     }
 
     /// Hands the batch to the sink's thread (gpsd's events with their odometer readings,
     /// the monitor's regions; the monitor's event lines and the trips are not Home
     /// Assistant's). Never waits.
     package func take(_ batch: SinkBatch) -> Bool {
-        inbox.put(.batch(batch, at: Monotonic.milliseconds))
+        if case .droppedOldest(.batch(let dropped, _)) = inbox.put(.batch(batch, at: Monotonic.milliseconds)) {
+            progress.state.withLock { $0.droppedEvents += dropped.eventCount }
+        }
         return true
     }
 
-    package var settledEvents: Int { inbox.state.withLock { $0.settledEvents } }
+    package var settledEvents: Int { progress.state.withLock { $0.settledEvents } }
 
     /// Sends what the interval held back and a retained `offline`, then drains as
     /// ``MQTTSink`` does.
     package func finish(promptly: Bool) async -> SinkOutcome {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let ended = inbox.state.withLock { state in
-                if !state.ended { state.endWaiter = continuation }
-                return state.ended
+            let ended = progress.state.withLock { progress in
+                if !progress.ended { progress.endWaiter = continuation }
+                return progress.ended
             }
-            if ended { continuation.resume() } else { inbox.put(.finish) }
+            if ended { continuation.resume() } else { inbox.close() }
         }
         // The thread has spooled its last messages and is returning.
-        if let ended = thread.withLock({ $0.take() }) { ended.join() }
+        thread.join()
         return await broker.finish(promptly: promptly)
     }
 
@@ -137,43 +143,70 @@ package final class HomeAssistantSink: Sink {
     private struct HomeAssistantLoop {
         var updates: HomeAssistantUpdates
         let broker: BrokerConnection
-        let inbox: Inbox
+        let inbox: BoundedInbox<Input>
+        let progress: Progress
 
         mutating func run() {
             spool(updates.announce(now: Monotonic.milliseconds, spooled: broker.pendingCount))
             while true {
-                let inputs = inbox.state.withLock { state in
-                    defer { state.inputs.removeAll(keepingCapacity: true) }
-                    return state.inputs
-                }
-                for input in inputs {
-                    switch input {
-                    case .batch(let batch, let time):
-                        spool(decide(batch, now: time))
-                        inbox.state.withLock { $0.settledEvents += batch.eventCount }
-                    case .received(let message):
-                        spool(received(message))
-                    case .finish:
-                        let now = Monotonic.milliseconds
-                        spool(updates.heldBack(now: now, spooled: broker.pendingCount)
-                              + [HomeAssistantMessage(updates.device.availabilityTopic, "offline")])
-                        let waiter = inbox.state.withLock { state in
-                            state.ended = true
-                            defer { state.endWaiter = nil }
-                            return state.endWaiter
-                        }
-                        waiter?.resume()
-                        return
-                    case .stop:
-                        return
-                    }
+                // Everything queued is handled before the thread sleeps: a close (or an input)
+                // whose wake-up an earlier sleep drained is found by the next take.
+                switch inbox.take() {
+                case .handle(let inputs, let dropped):
+                    if dropped > 0 { reportDropped(dropped) }
+                    for input in inputs { handle(input) }
+                    settleDropped()
+                    continue
+                case .finished:
+                    finish()
+                    return
+                case .sleep:
+                    settleDropped()
                 }
                 let now = Monotonic.milliseconds
-                if inputs.isEmpty { spool(updates.tick(now: now, spooled: broker.pendingCount)) }
+                spool(updates.tick(now: now, spooled: broker.pendingCount))
                 let wait = updates.nextDue(now: now).map { Int32(clamping: max(0, $0 - now)) } ?? -1
-                // A failed poll (ENOMEM) goes round again: inputs and due times are looked at anew.
-                if inputs.isEmpty || wait != 0 { _ = try? inbox.wakeUps.wait(milliseconds: wait) }
+                if wait != 0 { inbox.wait(milliseconds: wait) }
             }
+        }
+
+        private mutating func handle(_ input: Input) {
+            switch input {
+            case .batch(let batch, let time):
+                spool(decide(batch, now: time))
+                progress.state.withLock { $0.settledEvents += batch.eventCount }
+            case .received(let message):
+                spool(received(message))
+            }
+        }
+
+        /// The inbox closed: by ``finish(promptly:)``, which waits for what the interval held
+        /// back and `offline`; or by the sink's release, which waits for nothing.
+        private mutating func finish() {
+            settleDropped()
+            let waiter = progress.state.withLock { progress in
+                progress.ended = true
+                defer { progress.endWaiter = nil }
+                return progress.endWaiter
+            }
+            guard let waiter else { return }
+            let now = Monotonic.milliseconds
+            spool(updates.heldBack(now: now, spooled: broker.pendingCount)
+                  + [HomeAssistantMessage(updates.device.availabilityTopic, "offline")])
+            waiter.resume()
+        }
+
+        /// Counts the events of dropped batches as settled: called with everything taken so far
+        /// handled, and the dropped batches newer than that and older than what still waits.
+        private func settleDropped() {
+            progress.state.withLock { progress in
+                progress.settledEvents += progress.droppedEvents
+                progress.droppedEvents = 0
+            }
+        }
+
+        private func reportDropped(_ count: Int) {
+            printError("home assistant: spooling was slow: dropped the \(count) oldest update\(count == 1 ? "" : "s") waiting (at most \(HomeAssistantSink.inboxCapacity) wait)")
         }
 
         private mutating func decide(_ batch: SinkBatch, now: Int64) -> [HomeAssistantMessage] {

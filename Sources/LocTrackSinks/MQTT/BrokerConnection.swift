@@ -74,7 +74,10 @@ package final class BrokerConnection: Sendable {
             _ = try append()
             return true
         } catch {
-            _ = fatal.record(.failed(reason: "\(error)"))
+            switch error {
+            case .spool(let error): _ = fatal.record(.spoolFailed(error))
+            case .thread: _ = fatal.record(.failed(reason: "\(error)"))  // not thrown by an append
+            }
             return false
         }
     }
@@ -98,6 +101,8 @@ package final class BrokerConnection: Sendable {
         switch fatal.first {
         case .refused(let broker, let reason)?:
             return .failed(.unavailable, message: PublisherStatus.refused(broker, reason: reason).description)
+        case .spoolFailed(let error)?:
+            return .failed(.outputFailed, message: "publishing failed: \(error)")
         case .failed(let reason)?:
             return .failed(.outputFailed, message: "publishing failed: \(reason)")
         default:
@@ -148,7 +153,7 @@ package final class PublisherStatusReporter: Sendable {
                 return outage
             }
             if verbose || wasOut { printError(status.description) }
-        case .droppedOldest, .refused, .failed:
+        case .droppedOldest, .refused, .spoolFailed, .failed:
             printError(status.description)
         }
     }

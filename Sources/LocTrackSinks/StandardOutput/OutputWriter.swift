@@ -47,7 +47,7 @@ package final class OutputWriter: Sendable {
     private let wakeUps: WakeUpPipe?
     private let state = Mutex(State())
     private let onClosed: @Sendable () -> Void
-    private let thread = Mutex<JoinableThread?>(nil)
+    private let thread = ThreadOwner()
 
     private struct Chunk {
         let bytes: [UInt8]
@@ -153,10 +153,9 @@ package final class OutputWriter: Sendable {
         do throws(Errno) {
             // Weakly: the thread keeps the writer only while it writes, so a writer nobody
             // holds is deinitialised, and its deinit ends the thread.
-            var started: JoinableThread? = try JoinableThread(named: "loctrack-write") { [weak self] in
+            try thread.start(named: "loctrack-write") { [weak self] in
                 Self.runWriterLoop(writer: { self }, wakeUps)
             }
-            thread.withLock { $0 = started.take() }
         } catch {
             end(with: .failed(error.code))
         }
@@ -166,7 +165,7 @@ package final class OutputWriter: Sendable {
     /// joins it; the owned descriptor closes after this, with its property.
     deinit {
         wakeUps?.wake()
-        if let running = thread.withLock({ $0.take() }) { running.join() }
+        thread.join()
     }
 
     /// Queues `bytes` (`lines` records from batches of `events` events); while the queue
@@ -298,7 +297,7 @@ package final class OutputWriter: Sendable {
             // must see it and end.
             wakeUps?.wake()
         }
-        if let running = thread.withLock({ $0.take() }) { running.join() }
+        thread.join()
         if let descriptor = owned.withLock({ $0.take() }) { try? descriptor.close() }  // a pipe: nothing to learn from its close
         return outcome
     }

@@ -1,5 +1,5 @@
 import LocTrack
-import LocTrackSpool
+public import LocTrackSpool
 import LocTrackSystem
 import Synchronization
 
@@ -15,14 +15,16 @@ import Synchronization
 /// nothing: the spool is sent first when the server is back and on the next start.
 ///
 /// The thread is ``UploaderLoop``, which performs what ``UploaderStateMachine`` decides,
-/// over an ``HTTPTransport``. It is the uplink's: ``finish(drainingFor:)`` returns once it
-/// has ended and been joined, and an uplink released without `finish` stops it and joins
-/// it in its `deinit`. Organised as LocTrackMQTT's `Publisher` is.
+/// over an ``HTTPTransport``; the spool, the wake-up, the thread and the drain at the end
+/// are LocTrackSpool's store-and-forward shell (``SpoolUplinkThread``, ``UplinkChannel``),
+/// as for LocTrackMQTT's `Publisher`. The thread is the uplink's: ``finish(drainingFor:)``
+/// returns once it has ended and been joined, and an uplink released without `finish`
+/// stops it at once (a request under way is cut short within about a second; what the
+/// server has not answered stays in the spool) and joins it.
 public final class TraccarUplink: Sendable {
-    /// What the thread runs on: everything but the uplink itself, so that an uplink nobody
-    /// holds any more is deinitialised, and its deinit stops the thread.
-    let core: UplinkCore
-    private let thread = Mutex<JoinableThread?>(nil)
+    /// The thread, and what it runs on: everything but the uplink itself.
+    private let thread: SpoolUplinkThread<UplinkCore>
+    var core: UplinkCore { thread.core }
 
     /// How long ``finish(promptly:)`` lets the thread drain: briefly after a signal (the
     /// user wants out), long enough for a backlog otherwise, as `--publish mqtt://` does.
@@ -42,25 +44,14 @@ public final class TraccarUplink: Sendable {
         } catch {
             throw .curl(error.description)
         }
-        core = try UplinkCore(configuration, onStatus: onStatus)
-        let core = self.core
-        var started: JoinableThread?
+        let core = try UplinkCore(configuration, onStatus: onStatus)
         do throws(Errno) {
-            started = try JoinableThread(named: "loctrack-traccar") {
+            thread = try SpoolUplinkThread(named: "loctrack-traccar", core: core) { core in
                 UploaderLoop.runWithCurl(core, library: library)
-                core.end.markEnded()
             }
         } catch {
             throw .thread(error.code)
         }
-        thread.withLock { $0 = started.take() }
-    }
-
-    /// An uplink dropped without ``finish(drainingFor:)`` stops its thread at once (a
-    /// request under way is cut short within about a second); what the server has not
-    /// answered stays in the spool.
-    deinit {
-        core.requestStop(deadline: Monotonic.milliseconds)
     }
 
     /// Spools `positions` (OsmAnd queries, in order, durably) and wakes the thread. Over the
@@ -87,9 +78,7 @@ public final class TraccarUplink: Sendable {
     /// request under way at the deadline is cut short). What the server has not taken
     /// stays in the spool for the next start.
     public func finish(drainingFor drain: Duration) async {
-        if !core.requestStop(deadline: Monotonic.milliseconds + drain.milliseconds) { await core.end.wait() }
-        // Its last act done, the thread is returning: the join waits for no more than that.
-        if let ended = thread.withLock({ $0.take() }) { ended.join() }
+        await thread.finish(drainingFor: drain)
     }
 }
 
@@ -98,14 +87,14 @@ public enum TraccarUplinkError: Error, Sendable, CustomStringConvertible {
     /// libcurl could not be loaded: the dynamic linker's words.
     case curl(String)
     /// The spool failed (its folder cannot be made, a corrupt spool, another process
-    /// using it): the one line that says which file and why.
-    case spool(String)
+    /// using it): its error says which file and why.
+    case spool(SpoolError)
     case thread(Int32)
 
     public var description: String {
         switch self {
         case .curl(let reason): "traccar: cannot load libcurl (Debian's libcurl4): \(reason)"
-        case .spool(let reason): reason
+        case .spool(let error): error.description
         case .thread(let code): "traccar: cannot start the uplink's thread: \(Errno(code: code))"
         }
     }

@@ -3,71 +3,62 @@ import LocTrackSpool
 import LocTrackSystem
 import Synchronization
 
-/// The uplink's state shared by the program and the thread.
-final class UplinkCore: Sendable {
-    struct Shared {
-        /// A fatal status was reported (the spool failed): publish refuses from then on.
-        var failed = false
-    }
-
+/// The uplink's state shared by the program and the thread: LocTrackSpool's channel (the
+/// spool, the wake-up, the thread's end), the stop's deadline, and Traccar's own counts.
+final class UplinkCore: SpoolUplinkCore {
     /// The spool's topic for a Traccar position (the record format is MQTT's: docs/spool.md).
     static let topic = "osmand"
 
     let configuration: TraccarUplinkConfiguration
-    let spool: Spool
-    let wakeUps: WakeUpPipe
-    let shared = Mutex(Shared())
+    let channel: UplinkChannel<UplinkStatus>
+    /// A fatal status was reported (the spool failed): publish refuses from then on.
+    private let failed = Atomic(false)
+    /// The stop's deadline, which libcurl's progress callback also cuts a request short at.
     let stopDeadline = StopDeadline()
-    /// The thread's end, which ``TraccarUplink/finish(drainingFor:)`` awaits before joining it.
-    let end = ThreadEnd()
     /// ``UploaderStateMachine/possibleDuplicates``, for the program to read.
     let possibleDuplicates = Atomic<Int>(0)
-    private let onStatusCallback: @Sendable (UplinkStatus) -> Void
+
+    var spool: Spool { channel.spool }
 
     init(_ configuration: TraccarUplinkConfiguration, onStatus: @escaping @Sendable (UplinkStatus) -> Void) throws(TraccarUplinkError) {
         self.configuration = configuration
-        self.onStatusCallback = onStatus
         do {
-            spool = try Spool(directory: configuration.spoolDirectory, limitBytes: configuration.spoolLimitBytes)
+            channel = try UplinkChannel(
+                spoolDirectory: configuration.spoolDirectory, limitBytes: configuration.spoolLimitBytes, onStatus: onStatus)
         } catch {
-            throw .spool(error.description)
-        }
-        do {
-            wakeUps = try WakeUpPipe()
-        } catch {
-            throw .thread(error.code)
+            switch error {
+            case .spool(let error): throw .spool(error)
+            case .wakeUpPipe(let error): throw .thread(error.code)
+            }
         }
     }
 
     /// Reports `status`; a fatal one once, and publish refuses from then on.
     func onStatus(_ status: UplinkStatus) {
         if status.isFatal {
-            let first = shared.withLock { shared in
-                defer { shared.failed = true }
-                return !shared.failed
-            }
+            let (first, _) = failed.compareExchange(expected: false, desired: true, ordering: .sequentiallyConsistent)
             guard first else { return }
         }
-        onStatusCallback(status)
+        channel.report(status)
     }
 
     /// Spools `positions` and wakes the thread (``TraccarUplink/publish(_:)``).
     func publish(_ positions: [[UInt8]]) -> Bool {
-        guard !shared.withLock({ $0.failed }) else { return false }
+        guard !failed.load(ordering: .sequentiallyConsistent) else { return false }
         guard !positions.isEmpty else { return true }
-        let result: SpoolAppendResult
         do {
-            result = try spool.append(positions.map { SpoolMessage(topic: Self.topic, payload: $0, qos: 1, retain: false) })
+            _ = try channel.append(positions.map { SpoolMessage(topic: Self.topic, payload: $0, qos: 1, retain: false) })
         } catch {
-            onStatus(.failed(reason: error.description))
-            wakeUps.wake()
+            onStatus(.spoolFailed(error))
+            channel.wakeUps.wake()
             return false
         }
-        wakeUps.wake()
-        if result.droppedOldest > 0 {
-            onStatus(.droppedOldest(count: result.droppedOldest, limitBytes: configuration.spoolLimitBytes))
-        }
         return true
+    }
+
+    /// The deadline is counted from now: libcurl cuts a request short at it too.
+    func recordStopRequest(drainingFor drain: Duration) {
+        stopDeadline.set(Monotonic.milliseconds + drain.milliseconds)
     }
 
     /// Asks the thread to stop by `deadline` (the first request's stands) and wakes it.
@@ -75,7 +66,8 @@ final class UplinkCore: Sendable {
     @discardableResult
     func requestStop(deadline: Int64) -> Bool {
         stopDeadline.set(deadline)
-        wakeUps.wake()
-        return end.hasEnded
+        return channel.wakeForStop()
     }
 }
+
+extension UplinkStatus: SpoolUplinkStatus {}

@@ -1,4 +1,5 @@
 import LocTrackSystem
+public import LocTrackSpool
 
 /// What happened to a Traccar uplink, for a program to report (loctrack prints each on
 /// stderr, an outage or a refusal once until the server takes positions again).
@@ -16,14 +17,17 @@ public enum UplinkStatus: Sendable, Hashable, CustomStringConvertible {
     case refused(server: String, deviceID: String, status: Int, probeEvery: Duration)
     /// The spool reached its limit: this many of its oldest positions were dropped.
     case droppedOldest(count: Int, limitBytes: Int64)
-    /// The spool failed (a full disk, damage), or libcurl could not be set up: the
-    /// uplink stopped.
+    /// The spool failed (a full disk, damage): the uplink stopped.
+    case spoolFailed(SpoolError)
+    /// libcurl could not be set up: the uplink stopped.
     case failed(reason: String)
 
     /// Whether the uplink has stopped for good.
     public var isFatal: Bool {
-        if case .failed = self { return true }
-        return false
+        switch self {
+        case .spoolFailed, .failed: true
+        default: false
+        }
     }
 
     public var description: String {
@@ -38,6 +42,8 @@ public enum UplinkStatus: Sendable, Hashable, CustomStringConvertible {
             "traccar: the server at \(server) refuses positions of device \"\(deviceID)\" (HTTP \(status)); keeping positions and asking again every \(Self.format(probe))"
         case .droppedOldest(let count, let limit):
             "traccar: the spool is full (--spool-limit \(limit) bytes): dropped its \(count) oldest position\(count == 1 ? "" : "s")"
+        case .spoolFailed(let error):
+            "traccar: sending positions failed: \(error)"
         case .failed(let reason):
             "traccar: sending positions failed: \(reason)"
         }

@@ -93,7 +93,7 @@ struct UploaderLoop<Transport: HTTPTransport, Jitter: RandomNumberGenerator> {
             position = next
         } catch {
             // Fatal: the machine's next action is the report, then the end.
-            machine.failed(error.description)
+            machine.spoolFailed(error)
             return
         }
         let outcome = transport.send(query: position.message.payload)
@@ -118,7 +118,7 @@ struct UploaderLoop<Transport: HTTPTransport, Jitter: RandomNumberGenerator> {
             // Written at once (a SIGKILL cannot undo it), synced about once a second.
             try core.spool.flushAcknowledgements(durably: false)
         } catch {
-            machine.failed(error.description)
+            machine.spoolFailed(error)
         }
     }
 
@@ -126,7 +126,7 @@ struct UploaderLoop<Transport: HTTPTransport, Jitter: RandomNumberGenerator> {
     private func waitForWork(until deadline: Int64) {
         let timeout = deadline == .max ? -1 : Int32(clamping: max(0, deadline - clock()))
         // A failed poll (ENOMEM) is a short sleep: the loop decides again by the deadline.
-        _ = try? core.wakeUps.wait(milliseconds: timeout)
+        _ = try? core.channel.wakeUps.wait(milliseconds: timeout)
     }
 }
 

@@ -1,4 +1,5 @@
 import LocTrack
+import LocTrackSpool
 import LocTrackSystem
 
 /// The uplink's decisions, with no I/O: what to send, what a reply retires, when to
@@ -162,11 +163,11 @@ struct UploaderStateMachine<Jitter: RandomNumberGenerator> {
         if stopDeadline == nil { stopDeadline = deadline }
     }
 
-    /// Something that cannot be retried failed (reading the spool, writing its head):
-    /// report it and stop.
-    mutating func failed(_ reason: String) {
+    /// The spool failed (reading it, writing its head), which retrying cannot mend: report
+    /// its error and stop.
+    mutating func spoolFailed(_ error: SpoolError) {
         guard !fatal else { return }
-        reports.append(.failed(reason: reason))
+        reports.append(.spoolFailed(error))
         fatal = true
     }
 

@@ -1,6 +1,7 @@
 import LocTrackTestSupport
 import LocTrack
 @testable import LocTrackMQTT
+import LocTrackSpool
 import Testing
 
 /// The machine alone, for what the spool and the in-memory broker cannot easily cause:
@@ -26,8 +27,9 @@ struct PublisherStateMachineTests {
     func spoolFailureIsFatal() {
         var machine = Self.connected(spooled: 3)
         #expect(machine.nextAction(now: 1) == .publish(from: 10, limit: 200))
-        machine.failed("spool: /x/00000000000000000000.seg is damaged")
-        #expect(machine.nextAction(now: 1) == .report(.failed(reason: "spool: /x/00000000000000000000.seg is damaged")))
+        let damage = SpoolError.corrupt("/x/00000000000000000000.seg", at: nil, "a record's CRC does not match")
+        machine.spoolFailed(damage)
+        #expect(machine.nextAction(now: 1) == .report(.spoolFailed(damage)))
         #expect(machine.nextAction(now: 1) == .finish(disconnecting: true))
         #expect(machine.isFinished)
     }
