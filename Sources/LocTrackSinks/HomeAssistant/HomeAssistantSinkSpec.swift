@@ -3,7 +3,7 @@ package import LocTrackMQTT
 /// `--publish mqtt://… --ha-discovery`: the tracker as a Home Assistant device (its tracker,
 /// sensors and, for `monitor run`, its regions), through the spool and the sink's thread.
 /// It shows satellites and DOPs, so it needs gpsd's SKY reports.
-package struct HomeAssistantSinkSpec: SinkSpec {
+package struct HomeAssistantSinkSpec: BrokerSinkSpec {
     package let options: PublishOptions
     package let homeAssistant: HomeAssistantOptions
 
@@ -13,12 +13,6 @@ package struct HomeAssistantSinkSpec: SinkSpec {
     }
 
     package var needs: SinkNeeds { [.satelliteReports, .spool, .thread] }
-
-    package var spoolFolderGiven: String? { options.spoolDirectory }
-
-    package func spoolFolder(environment: [String: String]) -> String? {
-        try? options.spoolDirectory(environment: environment)
-    }
 
     package func start(_ context: SinkStartContext) throws(SinkStartError) -> any Sink {
         do throws(PublishingSetupError) {

@@ -3,7 +3,7 @@ import LocTrackSystem
 
 /// `--publish mqtt://…` (or `mqtts://`) without `--ha-discovery`: each record one message on
 /// the URL's topic, through the spool and the publisher's thread.
-package struct MQTTSinkSpec: SinkSpec {
+package struct MQTTSinkSpec: BrokerSinkSpec {
     package let options: PublishOptions
 
     package init(_ options: PublishOptions) {
@@ -20,12 +20,6 @@ package struct MQTTSinkSpec: SinkSpec {
 
     package var needs: SinkNeeds { [.spool, .thread] }
 
-    package var spoolFolderGiven: String? { options.spoolDirectory }
-
-    package func spoolFolder(environment: [String: String]) -> String? {
-        try? options.spoolDirectory(environment: environment)
-    }
-
     package func start(_ context: SinkStartContext) throws(SinkStartError) -> any Sink {
         do throws(PublishingSetupError) {
             return try MQTTSink(
@@ -41,5 +35,19 @@ package struct MQTTSinkSpec: SinkSpec {
     /// tracker vanishes; `tst` is when the tracker connected (the apps do the same).
     package static func lastWill(on topic: String) -> PublisherConfiguration.Will {
         .init(topic: topic, payload: Array("{\"_type\":\"lwt\",\"tst\":\(wallClockSeconds())}".utf8))
+    }
+}
+
+/// What the specs of a `--publish` to a broker share (plain MQTT's and Home Assistant's):
+/// the broker's options, and so its spool (`--spool`, else the client id's folder).
+package protocol BrokerSinkSpec: SinkSpec {
+    var options: PublishOptions { get }
+}
+
+extension BrokerSinkSpec {
+    package var spoolFolderGiven: String? { options.spoolDirectory }
+
+    package func spoolFolder(environment: [String: String]) -> String? {
+        try? options.spoolDirectory(environment: environment)
     }
 }
