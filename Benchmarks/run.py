@@ -40,6 +40,10 @@ Workloads:
              end-to-end time, messages/s, CPU per message (loctrack, mosquitto_pub, broker),
              memory; target: at least as fast. A subscriber checks every message arrived, in
              order (bench/publish.py).
+  udp        `loctrack stream --publish udp://127.0.0.1:PORT` (NMEA 0183, and with --format json)
+             against gpsd's `gps2udp -t`, both floods, into a UDP socket of the driver's: wall,
+             CPU per fix, memory, datagrams received (loopback drops what the driver reads too
+             slowly); each sender must exit as expected and send what it says (bench/udp.py).
   fleet      50 loctrack processes at 10 Hz for 30 s, each on its own emulator, publishing to
              fleet/devNN of one mosquitto: messages/s, broker CPU, CPU and memory per process;
              every fix of every device must arrive, in order (bench/fleet.py).
@@ -101,6 +105,7 @@ from bench.monitor import MONITOR_CHECKS, monitor_section, run_monitor  # noqa: 
 from bench.record import RECORD_CHECKS, record_section, run_record  # noqa: E402
 from bench.once import run_once_cold, run_once_warm  # noqa: E402
 from bench.publish import PUBLISH_CHECKS, publish_section, run_publish  # noqa: E402
+from bench.udp import UDP_CHECKS, run_udp, udp_section  # noqa: E402
 from bench.report import git_revision, report  # noqa: E402
 from bench import serve  # noqa: E402
 from bench.steady import run_steady  # noqa: E402
@@ -109,7 +114,7 @@ from bench.traccar import TRACCAR_CHECKS, run_traccar, traccar_section  # noqa: 
 from bench.trips import TRIPS_CHECKS, run_trips, trips_section  # noqa: E402
 
 BIN = os.path.join(HERE, "bin")
-PARTS = ("flood", "steady", "once-warm", "once-cold", "long", "monitor", "record", "publish", "fleet", "traccar",
+PARTS = ("flood", "steady", "once-warm", "once-cold", "long", "monitor", "record", "publish", "udp", "fleet", "traccar",
          "trips", "serve-sse", "serve-day", "serve-tiles")
 
 
@@ -250,6 +255,7 @@ def main() -> int:
         monitor = run_monitor(opts, clients, workdir) if "monitor" in opts.only else None
         record = run_record(opts, workdir) if "record" in opts.only else None
         published = run_publish(opts, workdir) if "publish" in opts.only else None
+        udp = run_udp(opts, workdir) if "udp" in opts.only else None
         fleet = run_fleet(opts, workdir) if "fleet" in opts.only else None
         traccar = run_traccar(opts, workdir) if "traccar" in opts.only else None
         trips = run_trips(opts, workdir) if "trips" in opts.only else None
@@ -258,12 +264,14 @@ def main() -> int:
         chart = tiles.run_serve_tiles(opts, workdir) if "serve-tiles" in opts.only else None
     sections = ((monitor_section(opts, monitor) if monitor else []) + (record_section(opts, record) if record else [])
                 + (publish_section(opts, published) if published else [])
+                + (udp_section(opts, udp) if udp else [])
                 + (fleet_section(opts, fleet) if fleet else [])
                 + (traccar_section(opts, traccar) if traccar else [])
                 + (trips_section(opts, trips) if trips else [])
                 + (serve.serve_section(opts, served, day) if served or day else [])
                 + (tiles.tiles_section(opts, chart) if chart else []))
     checked = ([MONITOR_CHECKS] if monitor else []) + ([RECORD_CHECKS] if record else []) + ([PUBLISH_CHECKS] if published else []) + \
+        ([UDP_CHECKS] if udp else []) + \
         ([FLEET_CHECKS] if fleet else []) + ([TRACCAR_CHECKS] if traccar else []) + ([TRIPS_CHECKS] if trips else []) + \
         ([serve.SERVE_CHECKS] if served or day else []) + ([tiles.TILES_CHECKS] if chart else [])
     table = report(opts, clients, floods, steady, warm, cold, long, sections, checked)

@@ -33,7 +33,10 @@ struct MonitorRunCommand {
             return error.exitCode
         }
         let reporter = StatusReporter(verbose: options.verbose)
-        let needs = SinkPipeline.needs(of: options.sinks)
+        // `--format json` as given is the one fix format a monitor's sinks follow (a UDP
+        // listener's); its other formats are event formats.
+        let fixFormat: OutputFormat? = options.format == .json ? .json : nil
+        let needs = SinkPipeline.needs(of: options.sinks, writing: fixFormat)
         let session = GPSDSession(
             source: options.source, reconnectPolicy: options.reconnect ? .automatic : .never,
             reportsSatellites: needs.contains(.satelliteReports),
@@ -66,7 +69,7 @@ struct MonitorRunCommand {
             messages: { MonitorEventEncoder(format: lineFormat, framed: false) },
             trackFile: { _ in (MonitorEventEncoder(format: lineFormat, framed: true), Self.recordLayoutFormat) },
             // `--format json` as given (not the default for sinks): a UDP listener gets NMEA unless asked.
-            formatGiven: options.format == .json ? .json : nil, environment: PublishOptions.processEnvironment,
+            formatGiven: fixFormat, environment: PublishOptions.processEnvironment,
             onFatal: { session.finish() })
         context.topicSuffix = "/event"
         context.ownTracks = format == .owntracks

@@ -22,12 +22,12 @@ struct StreamCommand {
             minimumAccuracy: options.minimumAccuracy, minimumDistance: options.minimumDistance,
             intervalSeconds: options.intervalSeconds)
         let reporter = StatusReporter(verbose: options.verbose)
-        let needs = SinkPipeline.needs(of: options.sinks)
-        // The reader parses SKY only for a sink (Home Assistant's satellites and DOPs) or a
-        // format (NMEA's GGA) that writes what SKY says.
+        // The reader parses SKY only for a sink that writes what SKY says (Home Assistant's
+        // satellites and DOPs, NMEA's GGA).
+        let needs = SinkPipeline.needs(of: options.sinks, writing: options.format)
         let session = GPSDSession(
             source: options.source, reconnectPolicy: options.reconnect ? .automatic : .never,
-            reportsSatellites: needs.contains(.satelliteReports) || options.format?.needsSatelliteReports == true,
+            reportsSatellites: needs.contains(.satelliteReports),
             consumersRunOn: consumerExecutor)
         let shutdown: StreamShutdown
         do {

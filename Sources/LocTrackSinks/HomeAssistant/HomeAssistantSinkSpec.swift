@@ -1,4 +1,5 @@
 package import LocTrackMQTT
+package import LocTrackFormats
 
 /// `--publish mqtt://… --ha-discovery`: the tracker as a Home Assistant device (its tracker,
 /// sensors and, for `monitor run`, its regions), through the spool and the sink's thread.
@@ -12,7 +13,7 @@ package struct HomeAssistantSinkSpec: BrokerSinkSpec {
         self.homeAssistant = homeAssistant
     }
 
-    package var needs: SinkNeeds { [.satelliteReports, .spool, .thread] }
+    package func needs(writing format: OutputFormat?) -> SinkNeeds { [.satelliteReports, .spool, .thread] }
 
     package func start(_ context: SinkStartContext) throws(SinkStartError) -> any Sink {
         do throws(PublishingSetupError) {

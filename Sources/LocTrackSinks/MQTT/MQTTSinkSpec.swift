@@ -1,4 +1,5 @@
 package import LocTrackMQTT
+package import LocTrackFormats
 import LocTrackSystem
 
 /// `--publish mqtt://…` (or `mqtts://`) without `--ha-discovery`: each record one message on
@@ -18,7 +19,7 @@ package struct MQTTSinkSpec: BrokerSinkSpec {
         return AnySinkSpec(MQTTSinkSpec(options))
     }
 
-    package var needs: SinkNeeds { [.spool, .thread] }
+    package func needs(writing format: OutputFormat?) -> SinkNeeds { [.spool, .thread] }
 
     package func start(_ context: SinkStartContext) throws(SinkStartError) -> any Sink {
         do throws(PublishingSetupError) {

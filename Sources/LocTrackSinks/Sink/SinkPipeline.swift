@@ -1,4 +1,5 @@
 import LocTrackSystem
+package import LocTrackFormats
 package import LocTrackProcess
 
 /// The one start of a streaming command's sinks, for `stream` and `monitor run` alike: the
@@ -13,10 +14,10 @@ package enum SinkPipeline {
         case failed(ExitCode)
     }
 
-    /// What the command's sinks need, together (stdout when none is given needs nothing of
-    /// this kind).
-    package static func needs(of specs: [AnySinkSpec]) -> SinkNeeds {
-        specs.reduce(into: SinkNeeds()) { $0.formUnion($1.spec.needs) }
+    /// What the command's sinks need, together: those given, or stdout alone.
+    /// - Parameter format: the fix format `--format` names (``SinkSpec/needs(writing:)``).
+    package static func needs(of specs: [AnySinkSpec], writing format: OutputFormat?) -> SinkNeeds {
+        starting(specs).reduce(into: SinkNeeds()) { $0.formUnion($1.spec.needs(writing: format)) }
     }
 
     /// The specs that start: the given ones, or stdout alone.
@@ -45,7 +46,9 @@ package enum SinkPipeline {
     /// The order the sinks start and are handed each batch in: the ones with a spool first
     /// (``SinkNeeds/spool`` says why), otherwise as given.
     package static func startOrder(_ specs: [AnySinkSpec]) -> [AnySinkSpec] {
-        specs.filter { $0.spec.needs.contains(.spool) } + specs.filter { !$0.spec.needs.contains(.spool) }
+        // Whether a sink spools does not depend on the format it writes.
+        let spooled = { (spec: AnySinkSpec) in spec.spec.needs(writing: nil).contains(.spool) }
+        return specs.filter(spooled) + specs.filter { !spooled($0) }
     }
 
     /// Starts every sink of `specs` (stdout alone when empty) in ``startOrder(_:)``.

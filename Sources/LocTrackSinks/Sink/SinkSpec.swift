@@ -1,4 +1,5 @@
 package import LocTrackProcess
+package import LocTrackFormats
 
 /// One destination as the command line gave it (`--publish URL`, `--output PATH`, stdout),
 /// parsed and checked, before anything is opened: what it needs from the command, and how
@@ -7,7 +8,9 @@ package import LocTrackProcess
 /// line that registers its URL scheme.
 package protocol SinkSpec: Sendable, Equatable {
     /// What the command must provide before the sink starts.
-    var needs: SinkNeeds { get }
+    /// - Parameter format: the fix format `--format` names (nil: none given, or the command
+    ///   writes no fixes in it): a sink whose own format follows it may need more or less.
+    func needs(writing format: OutputFormat?) -> SinkNeeds
     /// The folder the sink spools into, as `environment` resolves it; nil when it has none
     /// or none can be resolved (its start then says why). No two sinks may share one.
     func spoolFolder(environment: [String: String]) -> String?

@@ -1,3 +1,4 @@
+package import LocTrackFormats
 import LocTrackProcess
 /// `--publish http(s)://HOST:PORT/?id=DEVICE`: a Traccar server, through the spool and the
 /// uplink's thread. Each position carries the satellites (SKY) and the odometer and motion
@@ -9,7 +10,7 @@ package struct TraccarSinkSpec: SinkSpec {
         self.options = options
     }
 
-    package var needs: SinkNeeds { [.satelliteReports, .distance, .spool, .thread] }
+    package func needs(writing format: OutputFormat?) -> SinkNeeds { [.satelliteReports, .distance, .spool, .thread] }
 
     package var spoolFolderGiven: String? { options.spoolDirectory }
 

@@ -1,4 +1,4 @@
-import LocTrackFormats
+package import LocTrackFormats
 import LocTrackProcess
 import LocTrackSystem
 
@@ -11,10 +11,10 @@ package struct TrackFileSinkSpec: SinkSpec {
         self.options = options
     }
 
-    /// A file named `.nmea` holds NMEA, whose GGA needs SKY (a file that takes `--format nmea`
-    /// from the command is covered by the command's format).
-    package var needs: SinkNeeds {
-        OutputFormat.named(byExtensionOf: options.path.text)?.needsSatelliteReports == true
+    /// A file that holds NMEA (named `.nmea`, or `--format nmea` for a name without a format
+    /// of its own) needs SKY for GGA.
+    package func needs(writing format: OutputFormat?) -> SinkNeeds {
+        OutputFormat(fileName: options.path.text, otherwise: format).needsSatelliteReports
             ? [.thread, .satelliteReports] : .thread
     }
 

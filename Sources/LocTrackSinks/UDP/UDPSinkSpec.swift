@@ -1,4 +1,4 @@
-import LocTrackFormats
+package import LocTrackFormats
 import LocTrackProcess
 import LocTrackSystem
 
@@ -52,8 +52,10 @@ package struct UDPSinkSpec: SinkSpec {
     }
 
     /// NMEA's GGA carries the satellites used and the HDOP, and its talker the constellations:
-    /// all from SKY.
-    package var needs: SinkNeeds { .satelliteReports }
+    /// all from SKY. JSON datagrams (`--format json`) are TPVs alone, which need none.
+    package func needs(writing format: OutputFormat?) -> SinkNeeds {
+        format == .json ? [] : .satelliteReports
+    }
 
     package func start(_ context: SinkStartContext) throws(SinkStartError) -> any Sink {
         do throws(DatagramSocketError) {

@@ -20,20 +20,22 @@ struct InMemorySinkSpec: SinkSpec {
     }
 
     let name: String
-    let needs: SinkNeeds
+    let given: SinkNeeds
     let spool: String?
     let failure: SinkStartError?
     let log: Log
 
     init(_ name: String, needs: SinkNeeds = [], spool: String? = nil, failure: SinkStartError? = nil, log: Log) {
         self.name = name
-        self.needs = spool == nil ? needs : needs.union(.spool)
+        given = spool == nil ? needs : needs.union(.spool)
         self.spool = spool
         self.failure = failure
         self.log = log
     }
 
     static func == (lhs: Self, rhs: Self) -> Bool { lhs.name == rhs.name }
+
+    func needs(writing format: OutputFormat?) -> SinkNeeds { given }
 
     func spoolFolder(environment: [String: String]) -> String? { spool }
 

@@ -56,11 +56,13 @@ struct SinkPipelineTests {
         #expect(log.sink("file")?.state.withLock { $0.waitingTakes } == 1)
     }
 
-    @Test("given no destination when the specs start then stdout is the one sink")
+    @Test("given no destination when the specs start then stdout is the one sink, which needs SKY only for NMEA")
     func stdoutWhenNoneIsGiven() {
         let starting = SinkPipeline.starting([])
         #expect(starting == [AnySinkSpec(StandardOutputSinkSpec())])
-        #expect(SinkPipeline.needs(of: starting) == .thread)
+        #expect(SinkPipeline.needs(of: [], writing: nil) == .thread)
+        #expect(SinkPipeline.needs(of: [], writing: .json) == .thread)
+        #expect(SinkPipeline.needs(of: [], writing: .nmea) == [.thread, .satelliteReports])
     }
 
     @Test("given two sinks of any kinds in one spool folder when started then it is a usage error and none starts")
@@ -109,16 +111,21 @@ struct SinkPipelineTests {
         #expect(log.sink("b")?.state.withLock { $0.finishedPromptly } == true)
     }
 
-    @Test("given command lines when parsed then the needs are what their destinations say, and a UDP sink has no spool")
+    @Test("given command lines when parsed then the needs are what their destinations say in the format given, and a UDP sink has no spool")
     func needsFromTheSpecs() throws {
-        #expect(SinkPipeline.needs(of: try Self.stream(["-o", "t/%F.json"]).sinks) == .thread)
-        #expect(SinkPipeline.needs(of: try Self.stream(["-o", "t/%F.nmea"]).sinks) == [.thread, .satelliteReports])
-        #expect(SinkPipeline.needs(of: try Self.stream(["--publish", "udp://10.0.0.5:10110"]).sinks) == .satelliteReports)
-        #expect(SinkPipeline.needs(of: try Self.stream(["--publish", "mqtt://h/t"]).sinks) == [.spool, .thread])
-        #expect(SinkPipeline.needs(of: try Self.stream(["--publish", "mqtt://h/t", "--ha-discovery"]).sinks)
-            == [.spool, .thread, .satelliteReports])
-        #expect(SinkPipeline.needs(of: try Self.stream(["--publish", "http://h:5055/?id=a"]).sinks)
-            == [.spool, .thread, .satelliteReports, .distance])
+        func needs(_ arguments: [String]) throws -> SinkNeeds {
+            let options = try Self.stream(arguments)
+            return SinkPipeline.needs(of: options.sinks, writing: options.format)
+        }
+        #expect(try needs(["-o", "t/%F.json"]) == .thread)
+        #expect(try needs(["-o", "t/%F.nmea"]) == [.thread, .satelliteReports])
+        #expect(try needs(["-o", "t/%F.json", "--format", "nmea"]) == [.thread, .satelliteReports], ".json names no format")
+        #expect(try needs(["-o", "t/%F.gpx", "--format", "nmea"]) == .thread, "a GPX file whatever --format")
+        #expect(try needs(["--publish", "udp://10.0.0.5:10110"]) == .satelliteReports)
+        #expect(try needs(["--publish", "udp://10.0.0.5:10110", "--format", "json"]) == [], "TPVs alone need no SKY")
+        #expect(try needs(["--publish", "mqtt://h/t"]) == [.spool, .thread])
+        #expect(try needs(["--publish", "mqtt://h/t", "--ha-discovery"]) == [.spool, .thread, .satelliteReports])
+        #expect(try needs(["--publish", "http://h:5055/?id=a"]) == [.spool, .thread, .satelliteReports, .distance])
         let udp = try Self.stream(["--publish", "udp://10.0.0.5", "--publish", "udp://[::1]:2000"]).sinks
         #expect(udp.allSatisfy { $0.spec.spoolFolder(environment: ["HOME": "/home/u"]) == nil })
     }
