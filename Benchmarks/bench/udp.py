@@ -1,6 +1,6 @@
 """The udp part: `loctrack stream --publish udp://` against gpsd's own `gps2udp`.
 
-Three runs per workload (flood-tpv, flood-sky; the floods part's N epochs) and round, in an
+Three runs per workload (flood-tpv, flood-sky; the floods part's N epochs, at most 10,000) and round, in an
 order that rotates round by round, each to a fresh UDP socket of the driver's on 127.0.0.1:
 
   --publish udp:// (NMEA)   `loctrack stream --no-reconnect --publish udp://…`: RMC and GGA per
@@ -69,10 +69,23 @@ class Receiver:
         self.sock.close()
 
 
-def argv_of(opts, variant: str, source: str, port: int) -> list[str]:
+# gps2udp without -c reconnects for ever once gpsd goes; -c counts every line it reads: the
+# emulator's VERSION, DEVICES and DEVICE, then per epoch a TPV (and a SKY in flood-sky).
+PREAMBLE_LINES = 3
+LINES_PER_EPOCH = {"flood-tpv": 1, "flood-sky": 2}
+
+
+def epochs_of(opts) -> int:
+    """The part's epochs: the floods' N, at most 10,000, since gps2udp takes about 0.4 to 1 ms of
+    CPU per line (a flood of 100,000 epochs would keep it busy for minutes a run)."""
+    return min(opts.flood_epochs, 10_000)
+
+
+def argv_of(opts, variant: str, workload: str, source: str, port: int) -> list[str]:
     if variant == GPS2UDP:
+        lines = PREAMBLE_LINES + LINES_PER_EPOCH[workload] * epochs_of(opts)
         # Short options: gpsd 3.22's gps2udp takes no long ones.
-        return [gps2udp(), "-t", "-c", str(opts.flood_epochs), "-u", f"127.0.0.1:{port}", source]
+        return [gps2udp(), "-t", "-c", str(lines), "-u", f"127.0.0.1:{port}", source]
     json = ["--format", "json"] if variant == JSON else []
     return [opts.loctrack, "stream", "--no-reconnect", *json, "--publish", f"udp://127.0.0.1:{port}", source]
 
@@ -87,13 +100,13 @@ def looks_right(variant: str, first: list[bytes]) -> bool:
 
 
 def measured_run(opts, variant: str, workload: str, workdir: str):
-    epochs = opts.flood_epochs
+    epochs = epochs_of(opts)
     receiver = Receiver()
     emulator, port = start_emulator(opts.emulator, ["-n", epochs, "-C", 1] + WORKLOADS[workload])
     err_path = os.path.join(workdir, "udp.err")
     try:
         with open(os.devnull, "wb") as out, open(err_path, "wb") as err:
-            m = run_measured([argv_of(opts, variant, f"127.0.0.1:{port}", receiver.port)], out, err,
+            m = run_measured([argv_of(opts, variant, workload, f"127.0.0.1:{port}", receiver.port)], out, err,
                              opts.flood_timeout, workdir)
     finally:
         procs.terminate(emulator, 2)
@@ -118,7 +131,7 @@ def run_udp(opts, workdir: str):
     names = [v for v in VARIANTS if v != GPS2UDP or gps2udp()]
     results = {}
     for workload in WORKLOADS:
-        log(f"== udp, {workload}: {opts.flood_epochs:,} epochs, {opts.rounds} rounds")
+        log(f"== udp, {workload}: {epochs_of(opts):,} epochs, {opts.rounds} rounds")
         results[workload] = rounds_of(
             opts, names, lambda variant: measured_run(opts, variant, workload, base),
             lambda m: f"wall {m['wall']:7.3f} s  cpu/fix {m['cpu_us']:7.2f} us  "
@@ -143,7 +156,7 @@ def udp_section(opts, udp) -> list[str]:
         for key, label, digits in ROWS:
             meds = [median([r[n][key] for r in rounds if r.get(n) and r[n][key] is not None]) for n in names]
             ratios = [median([ratio(r[a][key], r[b][key]) for r in rounds if r.get(a) and r.get(b)]) for a, b in pairs]
-            out.append(f"| {workload} ({opts.flood_epochs:,} epochs): {label} | "
+            out.append(f"| {workload} ({epochs_of(opts):,} epochs): {label} | "
                        + " | ".join(fmt(v, digits) for v in meds)
                        + "".join(f" | {fmt(v)}" for v in ratios) + " |")
     return out
