@@ -348,6 +348,8 @@ trixie-lane: deps test-deps
 #                        at least as fast) and fleet (50 publishing loctracks at 10 Hz for
 #                        30 s into one mosquitto); these two need mosquitto and
 #                        mosquitto-clients (`make bench` installs them), else they are left out with a note;
+#                        udp (`stream --publish udp://` as NMEA and as JSON against gpsd's gps2udp -t,
+#                        both floods at 10,000 epochs, into a UDP socket of the driver's; ~80 s);
 #                        traccar (a 10,000-fix backlog drained by `stream --publish http://…` to the
 #                        Traccar stand-in, scripts/support/traccar_standin.py, against curl on one
 #                        keep-alive connection and curl once per position over 1,000; the stand-in's
