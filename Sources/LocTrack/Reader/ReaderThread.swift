@@ -72,6 +72,13 @@ final class ReaderThread: Sendable {
             }
             // Whatever was assembled before the failure was accepted: deliver it.
             assembler.flush()
+            // A connection that fails once a stop is asked for (gpsd's reset reaching the read
+            // before the stop flag does) is the end the caller asked for: no outage to wait
+            // out, and no "waiting for gpsd" line for a command that is already ending.
+            if control.isStopRequested {
+                end(assembler, output)
+                return
+            }
             guard reconnectPolicy.enabled, failure.isWorthRetrying else {
                 output.send(.failed(failure))
                 return
