@@ -234,3 +234,13 @@ def percentile(values, p):
 
 def ratio(a, b):
     return a / b if a is not None and b else None
+
+
+def medians(rounds, variants, key):
+    """Per variant, the median of `key` over the rounds it finished (a section's row)."""
+    return [median([r[v][key] for r in rounds if r.get(v)]) for v in variants]
+
+
+def median_ratios(rounds, pairs, key):
+    """Per (a, b) pair, the median over the rounds both finished of a's `key` / b's."""
+    return [median([ratio(r[a][key], r[b][key]) for r in rounds if r.get(a) and r.get(b)]) for a, b in pairs]

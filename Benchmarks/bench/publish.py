@@ -31,7 +31,7 @@ from .broker import MOSQUITTO_PUB, Broker, Subscriber
 from .clients import TIME_RE, TPV_START, rounds_of
 from .findings import lacks_feature, log, warn
 from .flood import WORKLOADS, start_emulator, stderr_tail
-from .measure import median, ratio, run_measured
+from .measure import median_ratios, medians, run_measured
 from support import processes as procs  # scripts/support
 from support import spool as spool_files
 from .report import fmt, verdict
@@ -196,9 +196,8 @@ def publish_section(opts, results) -> list[str]:
            "|---|" + "---:|" * len(VARIANTS) + "---:|---:|---|---|"]
     for workload, rounds in results.items():
         for key, label, digits, target in ROWS:
-            meds = [median([r[v][key] for r in rounds if r.get(v)]) for v in VARIANTS]
-            ratios = [median([ratio(r[v][key], r[PIPELINE][key]) for r in rounds if r.get(v) and r.get(PIPELINE)])
-                      for v in SPOOLING]
+            meds = medians(rounds, VARIANTS, key)
+            ratios = median_ratios(rounds, [(v, PIPELINE) for v in SPOOLING], key)
             if target:
                 limit = float(target.split()[1])
                 held = [None if rm is None else (rm <= limit if target.startswith("≤") else rm >= limit) for rm in ratios]

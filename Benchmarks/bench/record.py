@@ -29,7 +29,7 @@ import xml.etree.ElementTree as ElementTree
 from .clients import rounds_of
 from .findings import log, warn
 from .flood import WORKLOADS, start_emulator, stderr_tail
-from .measure import median, ratio, run_measured
+from .measure import median_ratios, medians, run_measured
 from support import processes as procs  # scripts/support
 from .report import fmt
 
@@ -170,9 +170,8 @@ def record_section(opts, record) -> list[str]:
            "|---|" + "---:|" * len(names) + "---:|---:|"]
     for workload, rounds in record["rounds"].items():
         for key, label, digits in ROWS:
-            meds = [median([r[n][key] for r in rounds if r.get(n) and r[n][key] is not None]) for n in names]
-            ratios = [median([ratio(r[a][key], r[b][key]) for r in rounds if r.get(a) and r.get(b)])
-                      for a, b in ((OUTPUT_GPX, REDIRECT_GPX), (OUTPUT_JSON, REDIRECT_JSON))]
+            meds = medians(rounds, names, key)
+            ratios = median_ratios(rounds, ((OUTPUT_GPX, REDIRECT_GPX), (OUTPUT_JSON, REDIRECT_JSON)), key)
             out.append(f"| {workload} ({opts.flood_epochs:,} epochs): {label} | "
                        + " | ".join(fmt(v, digits) for v in meds) + " | " + " | ".join(fmt(v) for v in ratios) + " |")
     out.append("")

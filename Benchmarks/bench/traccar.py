@@ -41,7 +41,7 @@ from support.traccar_standin import StandinProcess
 from .clients import rounds_of
 from .findings import lacks_feature, left_out, log, warn
 from .flood import WORKLOADS, start_emulator, stderr_tail
-from .measure import median, ratio, run_measured
+from .measure import median, median_ratios, medians, ratio, run_measured
 from .report import fmt, verdict
 
 LOCTRACK, KEEP_ALIVE, PER_POSITION = "loctrack", "curl, keep-alive", "curl per position"
@@ -260,9 +260,8 @@ def traccar_section(opts, results) -> list[str]:
     if not rounds:
         return out[:2] + ["Left out: neither loctrack's uplink nor curl was there (the notes say why)."]
     for key, label, digits in DRAIN_ROWS:
-        meds = [median([r[v][key] for r in rounds if r.get(v)]) for v in VARIANTS]
-        ratios = [median([ratio(r[LOCTRACK][key], r[other][key]) for r in rounds if r.get(LOCTRACK) and r.get(other)])
-                  for other in (KEEP_ALIVE, PER_POSITION)]
+        meds = medians(rounds, VARIANTS, key)
+        ratios = median_ratios(rounds, [(LOCTRACK, other) for other in (KEEP_ALIVE, PER_POSITION)], key)
         target, mark = "", ""
         if key == "rate":
             target = "≥ 0.90 × keep-alive; far ahead of per position (≥ 5 ×)"

@@ -25,7 +25,7 @@ import threading
 from .clients import rounds_of
 from .findings import log, warn
 from .flood import WORKLOADS, start_emulator, stderr_tail
-from .measure import median, ratio, run_measured
+from .measure import median_ratios, medians, run_measured
 from support import processes as procs  # scripts/support
 from .report import fmt
 
@@ -154,8 +154,8 @@ def udp_section(opts, udp) -> list[str]:
            "|---|" + "---:|" * (len(names) + len(pairs))]
     for workload, rounds in udp["rounds"].items():
         for key, label, digits in ROWS:
-            meds = [median([r[n][key] for r in rounds if r.get(n) and r[n][key] is not None]) for n in names]
-            ratios = [median([ratio(r[a][key], r[b][key]) for r in rounds if r.get(a) and r.get(b)]) for a, b in pairs]
+            meds = medians(rounds, names, key)
+            ratios = median_ratios(rounds, pairs, key)
             out.append(f"| {workload} ({epochs_of(opts):,} epochs): {label} | "
                        + " | ".join(fmt(v, digits) for v in meds)
                        + "".join(f" | {fmt(v)}" for v in ratios) + " |")

@@ -13,7 +13,8 @@ package import LocTrack
 package struct NMEAEncoder: FixEncoder {
     /// What a device's latest SKY says about the satellites used.
     private struct UsedSatellites {
-        var count: Int?
+        /// SKY's count; 0 when it says none (then GGA carries the least the mode needs).
+        var count: Int
         var hdop: Double?
         var talker: NMEASentences.Talker
     }
@@ -28,9 +29,7 @@ package struct NMEAEncoder: FixEncoder {
         let gpsAlone = sky.satellites.allSatisfy { satellite in
             !satellite.used || [.gps, .sbas, .qzss].contains(satellite.constellation ?? .gps)
         }
-        used[sky.device ?? ""] = UsedSatellites(
-            count: sky.satellites.isEmpty && sky.used == 0 ? nil : sky.used,
-            hdop: sky.dilution.horizontal, talker: gpsAlone ? .gps : .gnss)
+        used[sky.device ?? ""] = UsedSatellites(count: sky.used, hdop: sky.dilution.horizontal, talker: gpsAlone ? .gps : .gnss)
     }
 
     package mutating func encode(_ fix: Fix) -> String {
@@ -44,7 +43,7 @@ package struct NMEAEncoder: FixEncoder {
         let leastForMode = fix.mode == .threeD ? 4 : 3
         NMEASentences.append(
             fix, talker: satellites?.talker ?? .gps,
-            satellitesUsed: satellites?.count.flatMap { $0 > 0 ? $0 : nil } ?? leastForMode, hdop: satellites?.hdop,
+            satellitesUsed: satellites.map { $0.count > 0 ? $0.count : leastForMode } ?? leastForMode, hdop: satellites?.hdop,
             to: &output)
     }
 }
